@@ -1,0 +1,116 @@
+# Makefile - dbprint-index and dbprint-serve.
+#
+#   make            build both programs into build/
+#   make check      unit, golden and integration tests under ASan+UBSan
+#   make check-valgrind   the same suite, built without sanitizers, under valgrind
+#   make demo       index the bundled demo print and ask it three questions
+#   make bench      the speed and memory figures of the issues
+#   make install    PREFIX=/usr/local DESTDIR= : binaries and man pages
+#   make deps       install the Debian packages the build needs (as root)
+#
+# Every target that compiles runs `make deps` first, so a fresh Debian
+# machine needs nothing but this file's prerequisites: a compiler and make.
+
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DESTDIR	?=
+
+CC	?= cc
+PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+HTTP_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+HTTP_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
+TEST_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+TEST_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN	 = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	   -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+BASE_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -Iindexer -Iserver -I$(B) $(PKG_CFLAGS) $(HTTP_CFLAGS)
+OPT	?= -O2 -g
+SAN	 = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# B is the build directory; `make check` builds a second tree with sanitizers.
+B	?= build
+CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(EXTRA_CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) $(HTTP_LIBS) -lpthread -lm
+
+LIB_SRC	= $(filter-out indexer/main.c,$(wildcard indexer/*.c))
+SRV_SRC	= $(wildcard server/*.c)
+LIB_OBJ	= $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/schema.o $(B)/gen/refdocs.o
+SRV_OBJ	= $(SRV_SRC:%.c=$(B)/%.o)
+HDRS	= $(wildcard indexer/*.h server/*.h)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+REFDOCS	= $(sort $(wildcard man/reference/*.md))
+
+.PHONY: all deps check check-valgrind demo bench install clean fuzz lint tests-build
+
+all: deps
+	@$(MAKE) --no-print-directory programs
+
+programs: $(B)/dbprint-index $(B)/dbprint-serve
+
+deps:
+	@sh tests/deps.sh
+
+$(B)/%.o: %.c $(HDRS) | $(B)/gen/schema.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/gen/schema.c: sql/schema.sql tests/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/embed.sh dbp_schema_sql sql/schema.sql > $@
+
+$(B)/gen/refdocs.c: $(REFDOCS) tests/embed.sh
+	@mkdir -p $(dir $@)
+	sh tests/embed.sh -refdocs $(REFDOCS) > $@
+
+$(B)/gen/%.o: $(B)/gen/%.c
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -c -o $@ $<
+
+$(B)/libdbprint.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/dbprint-index: $(B)/indexer/main.o $(B)/libdbprint.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/dbprint-serve: $(SRV_OBJ) $(B)/libdbprint.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+# Unit tests link the library and every server object but server/main.o.
+$(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Wno-missing-prototypes -o $@ $< \
+	    $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(B)/libdbprint.a $(LDLIBS_ALL) $(TEST_LIBS)
+
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(UNIT_BIN)
+
+# The test suite runs against a sanitizer build in build/asan.
+check: deps
+	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g $(SAN)" tests-build
+	@BUILD=build/asan sh tests/run
+
+check-valgrind: deps
+	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g" tests-build
+	@BUILD=build/vg VALGRIND=1 sh tests/run
+
+demo: all
+	@sh tests/demo.sh
+
+bench: all
+	@sh tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(B)/dbprint-index $(B)/dbprint-serve $(DESTDIR)$(BINDIR)
+	install -m 644 man/dbprint-index.1 man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 644 man/dbprint-index.5 $(DESTDIR)$(MANDIR)/man5
+
+lint:
+	@if command -v mandoc >/dev/null; then mandoc -Tlint -Wwarning man/*.[15]; else echo "mandoc not installed; skipped"; fi
+
+clean:
+	rm -rf build

@@ -1,0 +1,239 @@
+/*
+ * dbprint.h - the dbprint library: reading a print and keeping its SQLite
+ * index.  dbprint-index is a small main() over it; dbprint-serve links it to
+ * re-index changed files.  The dependency runs one way: server -> indexer.
+ *
+ * Conventions (see README.md, "Conventions"):
+ *   - functions return 0 on success and -1 on failure, with the reason in a
+ *     caller-owned struct dbp_diag;
+ *   - every function that allocates says who frees, and with what;
+ *   - documents are cJSON trees (see ydoc below for how YAML maps onto them).
+ */
+#ifndef DBPRINT_H
+#define DBPRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "limits.h"
+
+#define DBP_VERSION		"0.1.0"	/* the one place the version lives */
+#define DBP_SCHEMA_VERSION	1	/* must equal SCHEMA_VERSION in schema.sql */
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                          */
+
+#define DBP_DIAG_MAX	2048
+
+/* A caller-owned error slot.  msg is always NUL-terminated. */
+struct dbp_diag {
+	char	msg[DBP_DIAG_MAX];
+};
+
+/* Set d->msg (printf-style, truncated to fit); always returns -1 so a
+ * caller can write "return dbp_fail(d, ...)".  d may be NULL. */
+int	dbp_fail(struct dbp_diag *d, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Log to stderr, prefixed with the program name.  Never stdout. */
+void	dbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that aborts on out-of-memory only in the command-line front
+ * ends; the library itself checks every allocation and reports it. */
+
+/* ------------------------------------------------------------------ */
+/* Bounded growable buffer (curl dynbuf / git strbuf)                   */
+
+struct dbp_buf {
+	char	*ptr;		/* NUL-terminated once anything was added */
+	size_t	 len;
+	size_t	 cap;
+	size_t	 max;		/* hard bound; adding past it fails */
+	int	 failed;	/* sticky: an add failed (OOM or too large) */
+};
+
+/* Initialise an empty buffer that may grow to max bytes. */
+void	dbp_buf_init(struct dbp_buf *b, size_t max);
+/* Append; return 0, or -1 (and set failed) when the bound or memory ran
+ * out.  After a failure every later add is a no-op returning -1. */
+int	dbp_buf_add(struct dbp_buf *b, const void *p, size_t n);
+int	dbp_buf_adds(struct dbp_buf *b, const char *s);
+int	dbp_buf_addc(struct dbp_buf *b, char c);
+int	dbp_buf_addf(struct dbp_buf *b, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Transfer the bytes to the caller, who frees them with free(); the
+ * buffer is left empty and reusable.  Never returns NULL unless failed. */
+char	*dbp_buf_take(struct dbp_buf *b);
+/* Free the bytes; the buffer is left empty and reusable. */
+void	dbp_buf_release(struct dbp_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* Files                                                                */
+
+/* Read a whole file of at most max bytes.  On success *out is malloc'd
+ * (caller frees), NUL-terminated, *len its length, and *st (if non-NULL)
+ * the fstat of the descriptor read.  -1 with errno kept and d set. */
+int	dbp_read_file(const char *path, size_t max, char **out, size_t *len,
+	    struct stat *st, struct dbp_diag *d);
+
+/* XXH3-128 of p[0..n) as 32 lowercase hex digits into out[33]. */
+void	dbp_hash_hex(const void *p, size_t n, char out[33]);
+
+/* ------------------------------------------------------------------ */
+/* YAML documents (ydoc.c)                                              */
+/*
+ * A YAML file is loaded as PyYAML's safe_load would load it, into a cJSON
+ * tree:
+ *   - mappings -> objects (key order kept; a duplicate key replaces the
+ *     earlier value in place, as a Python dict does);
+ *   - sequences -> arrays; null/~/empty -> null; true/false/yes/no/on/off
+ *     -> booleans (YAML 1.1);
+ *   - integers and floats -> cJSON numbers whose valuestring holds the
+ *     spelling Python's json.dumps would print (123, 0.5, 1e-05,
+ *     Infinity); valuedouble holds the value.  Always spell a number with
+ *     dbp_num_text(), never with valuedouble;
+ *   - unquoted timestamps -> strings spelled as Python's str() of the
+ *     datetime/date ("2026-05-17 22:48:01+00:00", "2024-01-01");
+ *   - every other scalar -> a string.
+ * Mapping keys that are not strings are converted to their Python str().
+ * Limits: DBP_MAX_FILE_BYTES, DBP_MAX_DEPTH, DBP_MAX_ALIASES, DBP_MAX_NODES.
+ */
+
+/* Parse buf[0..len).  Returns a tree the caller frees with cJSON_Delete,
+ * or NULL with d->msg holding the parser's message (no path prefix).  An
+ * empty document gives a cJSON null. */
+cJSON	*dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d);
+
+/* The spelling of a number node (valuestring when set, else %.17g). */
+const char *dbp_num_text(const cJSON *n);
+
+/* ------------------------------------------------------------------ */
+/* JSON text (json.c)                                                   */
+
+/* Serialize as Python's json.dumps(v, indent=indent, ensure_ascii=True)
+ * would: indent < 0 means compact with ", " and ": " separators (Python's
+ * default), indent 0 means compact with "," and ":" .  Numbers are spelled
+ * with dbp_num_text().  Returns malloc'd text (caller frees) or NULL on
+ * OOM. */
+char	*dbp_json_dump(const cJSON *v, int indent);
+#define DBP_JSON_COMPACT	0	/* "," ":" - what the index stores */
+#define DBP_JSON_PYDEFAULT	(-1)	/* ", " ": " */
+
+/* Python repr() of a JSON value: 'str', 7, 7.5, True, None, ['a'],
+ * {'k': 1}.  malloc'd, caller frees. */
+char	*dbp_pyrepr(const cJSON *v);
+/* Python repr() of a string. malloc'd, caller frees. */
+char	*dbp_pyrepr_str(const char *s);
+
+/* Python str() of a scalar value as resolve_value compares it: strings as
+ * they are, numbers as spelled, True/False, None.  malloc'd. */
+char	*dbp_pystr(const cJSON *v);
+
+/* ------------------------------------------------------------------ */
+/* fnmatch (fnmatch.c) - Python fnmatch.fnmatchcase semantics           */
+
+/* 1 when name matches pat as Python's fnmatchcase would, else 0:
+ * case-sensitive, '*' crosses '.' and '/', [seq] and [!seq] with ranges,
+ * ']' first in a set is literal, an unclosed '[' is literal, no escapes. */
+int	dbp_fnmatch(const char *pat, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Project configuration (config.c)                                     */
+
+struct dbp_conn {
+	char	*name;
+	int	 autoflag;	/* auto: truthy */
+	char	*print_root;	/* absolute: <output>/<name> */
+	long	 max_age_days;	/* own, else defaults, else 7 */
+	cJSON	*rules;		/* array of rule objects, defaults' first;
+				 * borrowed from dbp_project.raw (each rule's
+				 * include/exclude already lower-cased), with
+				 * a "_label" string member added */
+};
+
+struct dbp_project {
+	char		*config_path;	/* absolute path of .dbprint.yaml */
+	char		*root;		/* its directory */
+	cJSON		*raw;		/* the parsed file; owns every borrowed cJSON */
+	struct dbp_conn	*conns;		/* declaration order */
+	size_t		 nconns;
+};
+
+/* Find and load .dbprint.yaml: from loc exactly when non-NULL (the file,
+ * or the directory directly holding it), else walking up from the working
+ * directory.  On failure d->msg holds the one-line message of
+ * research/upstream-mcp.md section 1.2.  Release with
+ * dbp_project_release(). */
+int	dbp_project_load(const char *loc, struct dbp_project *p,
+	    struct dbp_diag *d);
+void	dbp_project_release(struct dbp_project *p);
+/* The connection named name, or NULL. */
+const struct dbp_conn *dbp_project_conn(const struct dbp_project *p,
+	    const char *name);
+/* Default index path <root>/.dbprint/index/<conn>.sqlite; malloc'd. */
+char	*dbp_index_path(const struct dbp_project *p, const char *conn);
+
+/* ------------------------------------------------------------------ */
+/* The index (index.c)                                                  */
+
+#define DBP_OPEN_READONLY	0x1	/* never write; fail if absent */
+#define DBP_OPEN_MEMORY		0x2	/* build in memory (path ignored) */
+
+struct dbp_error {
+	char	*path;		/* relative to the print root */
+	char	*message;
+};
+
+struct dbp_stats {
+	long	files_total;
+	long	files_parsed;	/* content changed (or new): parsed again */
+	long	files_rehashed;	/* identity changed, hash did not */
+	long	files_unchanged;/* identity unchanged: not read */
+	long	tables;
+	long	columns;
+	struct dbp_error *errors;	/* every file with a problem, path order */
+	size_t	nerrors;
+};
+void	dbp_stats_release(struct dbp_stats *st);
+
+/* Open (creating the directory, the file, .dbprint/.gitignore and the
+ * schema as needed) the index at path.  An index of another schema
+ * version is emptied and re-created.  WAL mode; busy timeout set so two
+ * writers serialize.  *db is closed by the caller with sqlite3_close(). */
+int	dbp_index_open(const char *path, int flags, sqlite3 **db,
+	    struct dbp_diag *d);
+
+/* Bring the index up to date with the print at print_root: stat every
+ * file; identity unchanged -> skip; identity changed but hash not ->
+ * identity updated; hash changed -> that table's rows rebuilt.  One
+ * transaction: on failure nothing is written.  full: drop everything
+ * first.  st may be NULL.  Returns 0 when the index was written (per-file
+ * errors are in st->errors), -1 when the index itself could not be. */
+int	dbp_index_update(sqlite3 *db, const char *connection,
+	    const char *print_root, int full, struct dbp_stats *st,
+	    struct dbp_diag *d);
+
+/* Freshness for a server call: stat the given files (relative paths) and
+ * re-index whatever changed, as dbp_index_update would (a changed or
+ * newly present/absent manifest.yaml means a whole update).  *changed is
+ * set to 1 when anything was re-indexed.  Cheap when nothing changed: one
+ * stat and one indexed lookup per path. */
+int	dbp_index_refresh(sqlite3 *db, const char *connection,
+	    const char *print_root, const char *const *paths, size_t npaths,
+	    int *changed, struct dbp_diag *d);
+
+/* Digest (16 hex digits into out[17]) over the given relative paths'
+ * current index hashes ("absent" for a file not present), in sorted path
+ * order.  Used to pin cursors and resource versions to content. */
+int	dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
+	    char out[17], struct dbp_diag *d);
+
+/* The SQL of sql/schema.sql (generated into schema.c). */
+extern const char dbp_schema_sql[];
+
+#endif /* DBPRINT_H */

@@ -1,0 +1,212 @@
+/*
+ * util.c - diagnostics, the bounded buffer, whole-file reads and hashing:
+ * the small pieces every other file of the library and the server uses.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "dbprint.h"
+
+int
+dbp_fail(struct dbp_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+dbp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+dbp_buf_init(struct dbp_buf *b, size_t max)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+}
+
+int
+dbp_buf_add(struct dbp_buf *b, const void *p, size_t n)
+{
+	size_t need, ncap;
+	char *np;
+
+	if (b->failed)
+		return -1;
+	/* Catch size_t overflow and the bound in one test. */
+	if (n > b->max || b->len > b->max - n) {
+		b->failed = 1;
+		return -1;
+	}
+	need = b->len + n + 1;
+	if (need > b->cap) {
+		ncap = b->cap ? b->cap : 64;
+		while (ncap < need)
+			ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+		if ((np = realloc(b->ptr, ncap)) == NULL) {
+			b->failed = 1;
+			return -1;
+		}
+		b->ptr = np;
+		b->cap = ncap;
+	}
+	if (n > 0)
+		memcpy(b->ptr + b->len, p, n);
+	b->len += n;
+	b->ptr[b->len] = '\0';
+	return 0;
+}
+
+int
+dbp_buf_adds(struct dbp_buf *b, const char *s)
+{
+	return dbp_buf_add(b, s, strlen(s));
+}
+
+int
+dbp_buf_addc(struct dbp_buf *b, char c)
+{
+	return dbp_buf_add(b, &c, 1);
+}
+
+int
+dbp_buf_addf(struct dbp_buf *b, const char *fmt, ...)
+{
+	char small[256], *big;
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return -1;
+	}
+	if ((size_t)n < sizeof(small))
+		return dbp_buf_add(b, small, (size_t)n);
+	if ((big = malloc((size_t)n + 1)) == NULL) {
+		b->failed = 1;
+		return -1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	rc = dbp_buf_add(b, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+char *
+dbp_buf_take(struct dbp_buf *b)
+{
+	char *p;
+
+	if (b->failed) {
+		dbp_buf_release(b);
+		return NULL;
+	}
+	if (b->ptr == NULL && dbp_buf_add(b, "", 0) == -1)
+		return NULL;
+	p = b->ptr;
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void
+dbp_buf_release(struct dbp_buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	b->failed = 0;
+}
+
+int
+dbp_read_file(const char *path, size_t max, char **out, size_t *len,
+    struct stat *st, struct dbp_diag *d)
+{
+	struct stat sb;
+	char *p = NULL;
+	size_t have = 0;
+	ssize_t n;
+	int fd, saved;
+
+	*out = NULL;
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return dbp_fail(d, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) == -1)
+		goto fail;
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return dbp_fail(d, "%s: not a regular file", path);
+	}
+	if ((size_t)sb.st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return dbp_fail(d, "%s: file is %lld bytes, over the %zu-byte limit",
+		    path, (long long)sb.st_size, max);
+	}
+	if ((p = malloc((size_t)sb.st_size + 1)) == NULL)
+		goto fail;
+	/* Read what fstat promised; a file that grew meanwhile is cut there,
+	 * and the identity recorded is the one taken before the read. */
+	while (have < (size_t)sb.st_size) {
+		n = read(fd, p + have, (size_t)sb.st_size - have);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			goto fail;
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	p[have] = '\0';
+	close(fd);
+	*out = p;
+	*len = have;
+	if (st != NULL)
+		*st = sb;
+	return 0;
+fail:
+	saved = errno;
+	free(p);
+	close(fd);
+	errno = saved;
+	return dbp_fail(d, "cannot read %s: %s", path, strerror(saved));
+}
+
+void
+dbp_hash_hex(const void *p, size_t n, char out[33])
+{
+	XXH128_hash_t h = XXH3_128bits(p, n);
+
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64,
+	    (unsigned long long)h.low64);
+}

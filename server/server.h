@@ -1,0 +1,127 @@
+/*
+ * server.h - dbprint-serve's interface between the protocol machine
+ * (rpc.c, mcp.c, call.c, page.c) and the tools and resources that answer
+ * over the index.
+ *
+ * A tools/call runs as: look up the tool -> fold format/purpose -> validate
+ * the arguments against the advertised inputSchema -> resolve the
+ * connection -> the tool body.  The body:
+ *   1. calls call_pin() with every print file it reads (relative paths);
+ *      call_pin() re-indexes any that changed on disk (spec 7.1) and
+ *      records them for the cursor;
+ *   2. calls call_position() to decode and check its cursor (foreign,
+ *      stale, malformed errors come from there);
+ *   3. answers from the index with bound parameters only;
+ *   4. hands its reply to page_list() / page_text() / call_reply_json(),
+ *      which cut the page, add next_cursor and set c->text.
+ * Any fault: return call_fail(c, "detail ..."), which becomes an isError
+ * result (spec 8.2).  A tool never writes to stdout.
+ */
+#ifndef DBPRINT_SERVER_H
+#define DBPRINT_SERVER_H
+
+#include <stddef.h>
+
+#include "dbprint.h"
+
+/* One served connection. */
+struct srv_conn {
+	const struct dbp_conn	*conf;		/* borrowed from srv.project */
+	char			*index_path;	/* NULL when in memory */
+	sqlite3			*db;		/* owned; read and refresh */
+};
+
+struct srv {
+	struct dbp_project	 project;
+	struct srv_conn		*served;	/* in declaration order */
+	size_t			 nserved;
+	struct srv_conn		*deflt;		/* NULL: no default connection */
+	const char		*reference_dir;	/* --reference-dir, or NULL */
+};
+
+/* The served connection named name, or NULL. */
+struct srv_conn *srv_conn_find(struct srv *s, const char *name);
+
+/* One tools/call in flight.  Everything it allocates it owns; call_release
+ * frees it. */
+struct call {
+	struct srv		*srv;
+	const char		*tool;		/* the tool's name */
+	cJSON			*args;		/* validated and folded; borrowed */
+	struct srv_conn		*conn;		/* resolved; NULL for get_reference */
+	const char		*cursor;	/* args' cursor or NULL; borrowed */
+	char			 args_digest[17];	/* over args minus cursor */
+	char			**pins;		/* relative paths read, owned */
+	size_t			 npins;
+	char			*text;		/* the reply text, owned */
+	int			 is_error;	/* text is an error detail */
+};
+
+/* Record that the call reads these print files (relative to the print
+ * root) and bring each up to date in the index first.  -1 with the
+ * detail set (call_fail) when the index cannot be refreshed. */
+int	call_pin(struct call *c, const char *const *paths, size_t n);
+int	call_pin1(struct call *c, const char *path);
+
+/* Decode the call's cursor and check it belongs to this tool, these
+ * arguments and the current content of every pinned file.  *pos is 0 when
+ * there is no cursor.  Call it after every call_pin().  -1 with the spec's
+ * detail (not issued / foreign / print changed) set on c. */
+int	call_position(struct call *c, size_t *pos);
+
+/* Set c->text to the formatted detail, mark the call an error, return -1. */
+int	call_fail(struct call *c, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* The connection-level errors of spec 8.2, shared by tools and resources:
+ * they return the malloc'd detail (caller frees). */
+char	*srv_err_unknown_table(struct srv_conn *cn, const char *table);
+
+/* ------------------------------------------------------------------ */
+/* Paging (page.c) - spec 4.8                                          */
+
+/*
+ * A list reply: keys of head (first page only, in order), then keys of
+ * every (every page), then the list(s), then total, then next_cursor.
+ * Items too large for a page are sent as {"part","parts","text"} entries.
+ * lists[1], when set, is walked after lists[0] (resolve_value's domain
+ * after its spellings/candidates); total counts both.
+ * after(), when set, may add keys to a page after the lists and before
+ * total, knowing which items [first, first+count) the page holds (list
+ * index space over both lists).
+ */
+struct page_list {
+	cJSON		*head;		/* object or NULL; borrowed */
+	cJSON		*every;		/* object or NULL; borrowed */
+	const char	*key[2];	/* list key names; key[1] may be NULL */
+	cJSON		*items[2];	/* arrays; borrowed */
+	int		 empty_on_first[2];	/* emit an empty list on page 1 */
+	void		(*after)(void *ctx, cJSON *page, size_t first,
+			    size_t count);
+	void		*ctx;
+	int		 no_total;	/* omit total (a list-less reply) */
+};
+
+/* Cut the page at the call's position (call_position() first) and set
+ * c->text to its JSON (two-space indent, ensure_ascii).  0 or -1. */
+int	page_list(struct call *c, const struct page_list *l, size_t pos);
+
+/* A text reply (Markdown, get_reference): cut at line boundaries into
+ * pages of at most DBP_PAGE_CHARS characters, every page but the last
+ * ending with "\n<!-- next_cursor: <cursor> -->".  blocks are joined
+ * with "\n\n" and a page takes whole blocks while they fit. */
+int	page_text(struct call *c, const char *const *blocks, size_t nblocks,
+	    size_t pos);
+
+/* ------------------------------------------------------------------ */
+/* Tools (one file each; tools.c holds the table and inputSchemas)      */
+
+int	tool_get_table_context(struct call *c);
+int	tool_list_tables(struct call *c);
+int	tool_search_columns(struct call *c);
+int	tool_resolve_value(struct call *c);
+int	tool_get_manifest(struct call *c);
+int	tool_get_diff(struct call *c);
+int	tool_get_reference(struct call *c);
+
+#endif /* DBPRINT_SERVER_H */

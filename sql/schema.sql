@@ -1,0 +1,228 @@
+-- schema.sql - the dbprint index, one SQLite file per connection.
+--
+-- This file is the only place the schema is written.  The build compiles it
+-- into the binaries (sql/schema.c is generated from it); PRAGMA user_version
+-- carries SCHEMA_VERSION below, and an index of any other version is rebuilt
+-- from scratch.  man/dbprint-index.5 documents every table and column.
+--
+-- Conventions:
+--   * Paths are relative to the connection's print root, '/'-separated.
+--   * A column holding JSON holds compact JSON whose numbers are spelled as
+--     the YAML file spells them (as Python's json.dumps would print the
+--     value PyYAML's safe_load makes of it).
+--   * fqn is the dotted table name, the key of manifest.yaml's tables map.
+--   * Booleans are 0/1; NULL means "the print does not say".
+--
+-- SCHEMA_VERSION 1
+
+-- Facts about the index itself: key/value text.
+--   schema_version   SCHEMA_VERSION above
+--   connection       the connection name
+--   print_root       absolute path of the print root when indexed
+--   print_version    XXH3-128 (hex) over every file's path and hash, in path
+--                    order; cursors and resource versions pin to it
+--   indexed_at       UTC time of the last run that changed anything (ISO 8601)
+--   tool_version     version of the dbprint-index that wrote it
+CREATE TABLE meta (
+	key	TEXT PRIMARY KEY,
+	value	TEXT
+) WITHOUT ROWID;
+
+-- Every print file the index knows: the connection-level files, and each
+-- declared artifact of every manifest entry, present or not.
+CREATE TABLE files (
+	path		TEXT PRIMARY KEY,	-- relative to the print root
+	kind		TEXT NOT NULL,		-- manifest, manifest_annotations, diff,
+						-- reading, ddl, statistics, relationships,
+						-- description, statistics_annotations,
+						-- relationships_annotations
+	table_fqn	TEXT,			-- owning table; NULL for connection files
+	dev		INTEGER,		-- st_dev; NULL while absent
+	ino		INTEGER,		-- st_ino
+	size		INTEGER,		-- st_size in bytes
+	mtime_ns	INTEGER,		-- st_mtim in nanoseconds
+	hash		TEXT,			-- XXH3-128 of the bytes, 32 hex digits
+	status		TEXT NOT NULL,		-- ok, absent, parse_error, shape_error,
+						-- schema_error, outside_root, too_large,
+						-- unreadable
+	error		TEXT,			-- the exact message the tools report;
+						-- NULL when status is ok
+	doc		TEXT			-- parsed YAML as JSON (statistics minus
+						-- each column's sketch); NULL for text
+						-- files and failed parses
+);
+CREATE INDEX files_by_table ON files(table_fqn);
+
+-- One row per manifest.yaml tables entry (walkable or not).
+CREATE TABLE tables (
+	fqn		TEXT PRIMARY KEY,
+	ord		INTEGER NOT NULL,	-- position in the manifest's tables map
+	walkable	INTEGER NOT NULL,	-- entry is a mapping with a string (or no) path
+	followable	INTEGER NOT NULL,	-- walkable, and its directory and declared
+						-- files stay inside the print root (SPEC 2.5)
+	type		TEXT,			-- table, view, materialized_view, ... as written
+	dir		TEXT,			-- directory relative to the print root
+	row_count	INTEGER,		-- the manifest entry's row_count
+	columns		INTEGER,		-- the manifest entry's columns count
+	profiled_at	TEXT,			-- as written (JSON spelling of the value)
+	max_age_days	TEXT,			-- as written (JSON spelling), NULL if absent
+	entry		TEXT NOT NULL,		-- the whole entry as JSON
+	-- From the table's statistics.yaml (NULL when absent or unreadable):
+	stats_status	TEXT,			-- ok, undeclared, absent, parse_error, ...
+	stats_row_count	INTEGER,		-- statistics.yaml row_count
+	scoped		INTEGER,		-- file carries scope or a rows_scanned echo
+	scope		TEXT,			-- the scope block as JSON ({} when scoping
+						-- comes only from column echoes)
+	rows_scanned	INTEGER,		-- scope.rows_scanned, else the first echo
+	catalog_only	INTEGER,		-- SPEC 2.2.15 catalog-only marker present
+	disabled	TEXT,			-- SPEC 2.2.21 disabled list as JSON
+	-- From statistics.annotations.yaml:
+	annot_status	TEXT			-- ok, undeclared, absent, parse_error,
+						-- schema_error
+);
+
+-- manifest.yaml failed_tables, in file order (string entries only).
+CREATE TABLE failed_tables (
+	ord	INTEGER PRIMARY KEY,
+	fqn	TEXT NOT NULL
+);
+
+-- Declared artifacts of every walkable entry.
+CREATE TABLE artifacts (
+	table_fqn	TEXT NOT NULL,
+	kind		TEXT NOT NULL,		-- ddl, statistics, relationships,
+						-- description, statistics_annotations,
+						-- relationships_annotations
+	file		TEXT NOT NULL,		-- the declared file name
+	path		TEXT,			-- relative path; NULL when it escapes the root
+	PRIMARY KEY (table_fqn, kind)
+) WITHOUT ROWID;
+
+-- Columns, and each column's parts (SPEC 2.2.18), of every readable table.
+-- A column known only through statistics.annotations.yaml has in_stats 0.
+CREATE TABLE columns (
+	id		INTEGER PRIMARY KEY,
+	table_fqn	TEXT NOT NULL,
+	name		TEXT NOT NULL,		-- the column name
+	part		TEXT NOT NULL DEFAULT '',	-- '' for the column, else the part path
+	label		TEXT NOT NULL,		-- name || part, what search_columns globs
+	ord		INTEGER NOT NULL,	-- position in the file (parts: within column)
+	in_stats	INTEGER NOT NULL,
+	sql_type	TEXT,
+	nullable	INTEGER,
+	null_rate	TEXT,			-- JSON spelling
+	classification	TEXT,
+	cardinality	INTEGER,
+	cardinality_method TEXT,
+	values_coverage	TEXT,			-- JSON spelling; NULL when absent
+	values_state	TEXT,			-- listed, unmeasured, absent, redacted
+	listed		INTEGER,		-- entries in the values list
+	freq_listed	INTEGER,		-- frequencies.listed
+	complete	INTEGER,		-- list is the whole domain over the rows read
+	sensitivity	TEXT,			-- inferred.sensitivity
+	looks_like	TEXT,			-- inferred.looks_like
+	sampled		INTEGER,		-- inferred.sampled
+	matched		INTEGER,		-- inferred.matched
+	candidate_key	INTEGER,		-- inferred.candidate_key (0/1), NULL unknown
+	candidate_key_exception TEXT,		-- JSON
+	redacted	TEXT,			-- drop, hash, mask
+	derived_from	TEXT,			-- JSON: the annotation's, else the parsed one
+	note		TEXT,			-- statistics.annotations.yaml note
+	occurrences	INTEGER,		-- parts only
+	rows_scanned	INTEGER,		-- the column's rows_scanned echo
+	block		TEXT,			-- the column's (or part's) block as JSON,
+						-- sketch removed
+	UNIQUE (table_fqn, name, part)
+);
+CREATE INDEX columns_by_sensitivity ON columns(sensitivity) WHERE sensitivity IS NOT NULL;
+CREATE INDEX columns_by_looks_like ON columns(looks_like) WHERE looks_like IS NOT NULL;
+CREATE INDEX columns_by_redacted ON columns(redacted) WHERE redacted IS NOT NULL;
+CREATE INDEX columns_by_classification ON columns(classification);
+CREATE INDEX columns_by_sql_type ON columns(sql_type);
+
+-- The values list of every column and part, in file order.
+CREATE TABLE column_values (
+	column_id	INTEGER NOT NULL REFERENCES columns(id),
+	ord		INTEGER NOT NULL,
+	value		TEXT NOT NULL,		-- JSON of the value (null for NULL)
+	text		TEXT,			-- Python str() of the value; NULL for null
+	fold		TEXT,			-- normalization key: text trimmed of ASCII
+						-- spaces, lower-cased (SPEC 2.2.4)
+	count		INTEGER,
+	spelling_of	TEXT,			-- JSON, when the entry carries one
+	note		TEXT,			-- values[].note from the annotations
+	PRIMARY KEY (column_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX column_values_by_fold ON column_values(column_id, fold);
+
+-- Character trigrams of the folded values of long lists, for resolve_value's
+-- nearest match (lists shorter than the threshold are scored directly).
+CREATE TABLE value_trigrams (
+	column_id	INTEGER NOT NULL,
+	trigram		TEXT NOT NULL,
+	ord		INTEGER NOT NULL,	-- column_values.ord
+	PRIMARY KEY (column_id, trigram, ord)
+) WITHOUT ROWID;
+
+-- Per-value notes of statistics.annotations.yaml (values[]), in file order.
+CREATE TABLE value_notes (
+	table_fqn	TEXT NOT NULL,
+	name		TEXT NOT NULL,		-- column name
+	ord		INTEGER NOT NULL,
+	value		TEXT NOT NULL,		-- JSON of the value
+	text		TEXT NOT NULL,		-- Python str() of the value
+	note		TEXT NOT NULL,		-- whitespace collapsed
+	PRIMARY KEY (table_fqn, name, ord)
+) WITHOUT ROWID;
+
+-- Relationship edges: what relationships.yaml emits, and what a human added
+-- or rejected in relationships.annotations.yaml.  Stored once, from the file
+-- that states them; the views below give each table its edges both ways.
+CREATE TABLE edges (
+	id		INTEGER PRIMARY KEY,
+	source		TEXT NOT NULL,		-- emitted (relationships.yaml) or
+						-- annotated (relationships.annotations.yaml)
+	file_table	TEXT NOT NULL,		-- table whose file states the edge
+	direction	TEXT NOT NULL,		-- refers_to or referenced_by, as in the file
+	ord		INTEGER NOT NULL,	-- position within its list in the file
+	from_table	TEXT NOT NULL,		-- referencing table
+	from_columns	TEXT NOT NULL,		-- JSON array
+	to_table	TEXT NOT NULL,		-- referenced table
+	to_columns	TEXT NOT NULL,		-- JSON array
+	path		TEXT,			-- JSON path of a path-valued referencing end
+	target_path	TEXT,			-- JSON path of a path-valued referenced end
+	detection	TEXT,			-- declared, inferred, measured; annotated
+	verdict		TEXT,			-- annotations: rejected, or NULL (added/note)
+	note		TEXT,
+	edge		TEXT NOT NULL		-- the whole entry as JSON
+);
+CREATE INDEX edges_from ON edges(from_table);
+CREATE INDEX edges_to ON edges(to_table);
+
+-- manifest.annotations.yaml notes, in file order.
+CREATE TABLE connection_notes (
+	ord	INTEGER PRIMARY KEY,
+	note	TEXT NOT NULL
+);
+
+-- Full-text trigram index over column names, column notes and value notes,
+-- narrowing search_columns' case-insensitive substring match (the match
+-- itself is confirmed in C with Python's casefold semantics).
+CREATE VIRTUAL TABLE column_text USING fts5(
+	label, note, value_notes,		-- rowid is columns.id
+	tokenize='trigram'
+);
+
+-- Every per-file failure, as the tools report it.
+CREATE VIEW errors AS
+	SELECT path, kind, table_fqn, status, error FROM files
+	WHERE status NOT IN ('ok', 'absent') OR (status = 'absent' AND kind NOT IN
+	    ('diff', 'reading', 'manifest_annotations'));
+
+-- Columns with their table, for ad hoc reading.
+CREATE VIEW column_facts AS
+	SELECT c.table_fqn AS table_fqn, c.name AS column_name, c.part AS part,
+	    c.sql_type, c.classification, c.nullable, c.null_rate,
+	    c.sensitivity, c.looks_like, c.redacted, c.candidate_key, c.note,
+	    t.type AS table_type, t.row_count AS row_count, t.scoped AS scoped
+	FROM columns c JOIN tables t ON t.fqn = c.table_fqn;

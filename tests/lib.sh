@@ -1,0 +1,50 @@
+# lib.sh - helpers for the shell tests in tests/cli/.  Source it first.
+#
+# Each check prints one TAP line: "ok N - what" or "not ok N - what".
+# The scratch directory $T is removed on exit.
+set -u
+: "${BUILD_ABS:?run through tests/run}"
+: "${SRCDIR:?run through tests/run}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+_n=0
+INDEX="$BUILD_ABS/dbprint-index"
+SERVE="$BUILD_ABS/dbprint-serve"
+if [ "${VALGRIND:-0}" = 1 ]; then
+	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+else
+	VG=""
+fi
+FIX="$SRCDIR/fixtures"
+SHARED_EXAMPLES="$SRCDIR/../shared/upstream/docs/format/v1/examples"
+
+ok() {		# ok "what" - a check that passed
+	_n=$((_n + 1)); echo "ok $_n - $1"
+}
+fail() {	# fail "what" ["detail"]
+	_n=$((_n + 1)); echo "not ok $_n - $1"
+	[ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/#   /' >&2
+	return 0
+}
+check() {	# check "what" command... - passes when the command succeeds
+	_what=$1; shift
+	if "$@" >"$T/.out" 2>&1; then ok "$_what"; else fail "$_what" "$(cat "$T/.out")"; fi
+}
+check_eq() {	# check_eq "what" expected actual
+	if [ "$2" = "$3" ]; then ok "$1"; else
+		fail "$1" "expected: $2
+actual:   $3"; fi
+}
+check_file() {	# check_file "what" expected-file actual-file (golden compare)
+	if diff -u "$2" "$3" >"$T/.diff" 2>&1; then ok "$1"; else
+		if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then cp "$3" "$2"; ok "$1 (golden updated)";
+		else fail "$1" "$(head -60 "$T/.diff")"; fi
+	fi
+}
+check_contains() {	# check_contains "what" needle haystack
+	case "$3" in *"$2"*) ok "$1" ;; *) fail "$1" "missing: $2
+in: $(printf '%s' "$3" | head -c 2000)" ;; esac
+}
+skip() {	# skip "why" - counted as passed, said in the line
+	_n=$((_n + 1)); echo "ok $_n - # SKIP $1"
+}
