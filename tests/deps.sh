@@ -3,7 +3,7 @@
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev libxxhash-dev
-libcmocka-dev libmicrohttpd-dev sqlite3 valgrind"
+libcmocka-dev libmicrohttpd-dev sqlite3 valgrind jq"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
