@@ -233,6 +233,16 @@ int	dbp_index_refresh(sqlite3 *db, const char *connection,
 int	dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
 	    char out[17], struct dbp_diag *d);
 
+/* ------------------------------------------------------------------ */
+/* YAML text (yemit.c)                                                  */
+
+/* Write v as block YAML (libyaml emitter, two-space indent, no line
+ * wrapping) that a YAML 1.1 safe loader reads back as the same tree:
+ * strings that would resolve to another type are quoted, numbers use
+ * YAML spellings (.inf, 1.0e-05).  Returns malloc'd text (caller frees),
+ * or NULL on OOM or a tree deeper than DBP_MAX_DEPTH. */
+char	*dbp_yaml_dump(const cJSON *v);
+
 /* The SQL of sql/schema.sql (generated into schema.c). */
 extern const char dbp_schema_sql[];
 

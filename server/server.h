@@ -124,4 +124,75 @@ int	tool_get_manifest(struct call *c);
 int	tool_get_diff(struct call *c);
 int	tool_get_reference(struct call *c);
 
+/* ------------------------------------------------------------------ */
+/* Parsed documents from the index (jdoc.c)                             */
+
+/* One files row.  Strings malloc'd (NULL when the column is NULL);
+ * release with srv_file_release(). */
+struct srv_file {
+	char	*kind;
+	char	*status;	/* ok, absent, parse_error, ... */
+	char	*error;		/* the exact message the tools report */
+	char	*hash;
+	char	*doc;		/* the parsed YAML as compact JSON */
+};
+
+/* Read the files row of path (relative to the print root): 0 found, 1 no
+ * such row, -1 with d set on an index error. */
+int	srv_file_get(struct srv_conn *cn, const char *path, struct srv_file *f,
+	    struct dbp_diag *d);
+void	srv_file_release(struct srv_file *f);
+/* The parsed document of path (files.doc), numbers keeping their Python
+ * spelling in valuestring; NULL when there is none.  cJSON_Delete it. */
+cJSON	*srv_file_doc(struct srv_conn *cn, const char *path);
+/* Parse JSON as Python's json.dumps writes it (Infinity and NaN
+ * included), each number's text kept in valuestring.  NULL when it does
+ * not parse.  cJSON_Delete it. */
+cJSON	*srv_json_parse(const char *text, size_t len);
+/* The relative path of table fqn's declared artifact kind, or NULL (none
+ * declared, or it escapes the root).  malloc'd. */
+char	*srv_artifact_path(struct srv_conn *cn, const char *fqn,
+	    const char *kind);
+
+/* ------------------------------------------------------------------ */
+/* Rejected-edge withholding (reject.c) - spec 3.4, 4.1, 4.5            */
+
+/* Per call: the verdicts read so far, and how each consulted file is
+ * pinned (refreshed in the index and recorded) by the caller. */
+struct rej {
+	struct srv_conn	*cn;
+	int		(*pin)(void *ctx, const char *path);	/* 0 or -1 */
+	void		*pin_ctx;
+	struct rej_src	*src;		/* one per referencing table asked */
+	size_t		 nsrc;
+};
+
+/* Start a context; pin may be NULL (the files are taken as they are in
+ * the index).  rej_release() frees what it cached. */
+void	rej_init(struct rej *r, struct srv_conn *cn,
+	    int (*pin)(void *, const char *), void *pin_ctx);
+void	rej_release(struct rej *r);
+
+/* 1 when the edge from_table(from_cols) -> to_table(to_cols) is one a
+ * human rejected in from_table's relationships.annotations.yaml and that
+ * table's current relationships.yaml does not declare; 0 when not; -1
+ * with d set when a file could not be pinned.  A missing column list
+ * reads as the empty one. */
+int	rej_edge_rejected(struct rej *r, const char *from_table,
+	    const cJSON *from_cols, const char *to_table, const cJSON *to_cols,
+	    struct dbp_diag *d);
+
+/* Withhold from a parsed diff.yaml (in place) every relationship_* event
+ * about a rejected edge, lowering summary.relationships_changed (when an
+ * int) by *dropped.  0 or -1 (d set). */
+int	rej_diff(struct rej *r, cJSON *doc, size_t *dropped,
+	    struct dbp_diag *d);
+
+/* Withhold from table fqn's parsed relationships.yaml (in place) the
+ * rejected edges of refers_to and of referenced_by (where the
+ * referencer's own annotation file decides); declared entries are kept.
+ * *dropped counts what was removed.  0 or -1 (d set). */
+int	rej_relationships(struct rej *r, const char *fqn, cJSON *doc,
+	    size_t *dropped, struct dbp_diag *d);
+
 #endif /* DBPRINT_SERVER_H */
