@@ -1,6 +1,6 @@
 /*
  * refdocs.h - the reference documents compiled into the binaries from
- * man/reference/*.md (spec.md, assertions.md, guide.md).
+ * man/reference/<name>.md (spec.md, assertions.md, guide.md).
  */
 #ifndef DBPRINT_REFDOCS_H
 #define DBPRINT_REFDOCS_H

@@ -195,4 +195,17 @@ int	rej_diff(struct rej *r, cJSON *doc, size_t *dropped,
 int	rej_relationships(struct rej *r, const char *fqn, cJSON *doc,
 	    size_t *dropped, struct dbp_diag *d);
 
+/* ------------------------------------------------------------------ */
+/* Reference documents (reference.c) - spec 3.2, 4.6                    */
+
+/* The text of reference document name ("spec", "assertions", "guide"):
+ * read from s->reference_dir (else $DBPRINT_REFERENCE_DIR) as <name>.md
+ * or the upstream file name (SPEC.md, ASSERTIONS.md, reading_guide.md),
+ * else the copy compiled in from man/reference/.  Returns the text
+ * (NUL-terminated, *len bytes); *owned is the malloc'd buffer to free
+ * afterwards (NULL for the compiled-in copy).  NULL with d set when no
+ * copy can be read.  s may be NULL (compiled-in or environment only). */
+const char *ref_document(struct srv *s, const char *name, size_t *len,
+	    char **owned, struct dbp_diag *d);
+
 #endif /* DBPRINT_SERVER_H */
