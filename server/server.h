@@ -208,4 +208,12 @@ int	rej_relationships(struct rej *r, const char *fqn, cJSON *doc,
 const char *ref_document(struct srv *s, const char *name, size_t *len,
 	    char **owned, struct dbp_diag *d);
 
+/* Cut text[0..len) into resource pages (spec 3.4) of at most bound units
+ * of JSON-escaped width (non-ASCII counts 1): whole lines while they
+ * fit, a longer line at character boundaries.  *offs gets npages + 1
+ * byte offsets (malloc'd, caller frees); page i is text[offs[i] ..
+ * offs[i+1]).  An empty text is one empty page.  0, or -1 on OOM. */
+int	res_pages(const char *text, size_t len, size_t bound, size_t **offs,
+	    size_t *npages);
+
 #endif /* DBPRINT_SERVER_H */
