@@ -55,7 +55,12 @@ struct call {
 	size_t			 npins;
 	char			*text;		/* the reply text, owned */
 	int			 is_error;	/* text is an error detail */
+	char			 files_digest[17];	/* of pins; "" until computed */
 };
+
+/* Free what the call owns (pins, text); the call struct itself is the
+ * caller's. */
+void	call_release(struct call *c);
 
 /* Record that the call reads these print files (relative to the print
  * root) and bring each up to date in the index first.  -1 with the
@@ -123,6 +128,161 @@ int	tool_resolve_value(struct call *c);
 int	tool_get_manifest(struct call *c);
 int	tool_get_diff(struct call *c);
 int	tool_get_reference(struct call *c);
+
+
+/* ------------------------------------------------------------------ */
+/* The protocol machine's shared pieces (rpc.c, mcp.c, call.c, page.c) */
+
+/* The one modern (stateless, 2026-07-28) revision served, and the legacy
+ * revisions initialize negotiates, newest first. */
+#define SRV_PROTO_MODERN	"2026-07-28"
+#define SRV_PROTO_LEGACY_NEWEST	"2025-11-25"
+
+/* Length of every cursor a reply issues (fixed, so a page can be
+ * measured with a placeholder before its cursor is known). */
+#define SRV_CURSOR_LEN		92
+
+/* Log levels of --log-level; messages above the level are dropped. */
+enum srv_level { SRV_LOG_ERROR, SRV_LOG_WARNING, SRV_LOG_INFO, SRV_LOG_DEBUG };
+extern int srv_log_level;
+/* Log to stderr at level (never stdout). */
+void	srv_log(int level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Resolve a connection per spec 5.2: name NULL means "omitted".  0 with
+ * *out set, or -1 with *detail the malloc'd spec 8.2 sentence (caller
+ * frees): unserved, unconfigured, or no default. */
+int	srv_resolve_conn(struct srv *s, const char *name,
+	    struct srv_conn **out, char **detail);
+
+/* Python list repr of a string array, e.g. ['a', 'b']: malloc'd. */
+char	*srv_repr_list(const char *const *names, size_t n);
+
+/* A one-object reply with no list to page: c->text is v dumped with a
+ * two-space indent (ensure_ascii).  0, or -1 on OOM (call_fail). */
+int	call_reply_json(struct call *c, const cJSON *v);
+
+/* The cursor that resumes this call at pos: SRV_CURSOR_LEN characters,
+ * binding the tool, the arguments and the pinned files' current digest.
+ * malloc'd (caller frees), NULL on failure. */
+char	*call_cursor(struct call *c, size_t pos);
+
+/* Cursor internals shared by call.c and page.c. */
+/* Fail the call with the "not issued by <tool> with these arguments"
+ * detail (a position out of range); returns -1. */
+int	call_out_of_range(struct call *c);
+/* Digest (16 hex) of the arguments minus cursor, keys sorted, as Python's
+ * json.dumps(sort_keys=True) spells them.  0 or -1 (OOM). */
+int	call_args_digest(const cJSON *args, char out[17]);
+/* Protocol-level cursors: make one, check one (0 with *pos, or -1 with
+ * *detail malloc'd), and the out-of-range detail (malloc'd). */
+void	call_proto_cursor(const char *scope, const char *files, size_t pos,
+	    char out[SRV_CURSOR_LEN + 1]);
+int	call_proto_check(const char *scope, const char *files,
+	    const char *cursor, size_t *pos, char **detail);
+char	*call_proto_foreign(const char *scope);
+
+/* Protocol-level paging (spec 3.3) for tools/list and resources/list:
+ * scope is the method name; items the whole ordered list (borrowed);
+ * key the result's list key ("tools", "resources"); cursor the request's
+ * cursor or NULL; files the digest the cursor pins (NULL for none).
+ * 0 with *result = {key: [...], "nextCursor"?} (caller frees), or -1 with
+ * *detail (malloc'd, an InvalidParams -32602 sentence). */
+int	page_proto(const char *scope, cJSON *items, const char *key,
+	    const char *cursor, const char *files, cJSON **result,
+	    char **detail);
+
+/* ------------------------------------------------------------------ */
+/* Resources (resources.c) - called by the dispatcher in mcp.c          */
+/*
+ * Each returns 0 with *result the whole MCP result object (caller frees;
+ * the dispatcher adds the 2026-07-28 decorations), or -1 with *code the
+ * JSON-RPC error code (-32602, -32603) and *detail the malloc'd message.
+ * titles is 1 when the session's protocol revision carries title fields
+ * (2025-06-18 and later).
+ */
+int	res_list(struct srv *s, const char *cursor, int titles,
+	    cJSON **result, int *code, char **detail);
+int	res_templates(struct srv *s, int titles, cJSON **result, int *code,
+	    char **detail);
+int	res_read(struct srv *s, const char *uri, cJSON **result, int *code,
+	    char **detail);
+
+/* Cut text[0..len) into resource pages (spec 3.4) of at most bound units
+ * of JSON-escaped width (non-ASCII counts 1): whole lines while they
+ * fit, a longer line at character boundaries.  *offs gets npages + 1
+ * byte offsets (malloc'd, caller frees); page i is text[offs[i] ..
+ * offs[i+1]).  An empty text is one empty page.  0, or -1 on OOM. */
+int	res_pages(const char *text, size_t len, size_t bound, size_t **offs,
+	    size_t *npages);
+
+/* ------------------------------------------------------------------ */
+/* Transports                                                           */
+
+/* One JSON-RPC session's state (a stdio process, or an HTTP session). */
+struct rpc_session {
+	char	version[16];	/* legacy revision negotiated by initialize,
+				 * "" before one */
+};
+
+/* Handle one JSON-RPC message text (no newline).  *reply is the malloc'd
+ * compact response frame without newline (caller frees), or NULL when
+ * nothing is to be sent (a notification or a response). */
+void	rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
+	    size_t len, char **reply);
+
+/* Serve newline-delimited JSON-RPC on the in/out descriptors until EOF,
+ * SIGTERM or SIGINT; 0 on a clean end, -1 when out failed. */
+int	rpc_serve_stdio(struct srv *s, int in, int out);
+
+/* Install the SIGTERM/SIGINT handlers (no SA_RESTART) that make a blocked
+ * read return and the serve loops end after the request in flight. */
+void	rpc_signals(void);
+/* Non-zero once SIGTERM or SIGINT arrived. */
+int	rpc_stopping(void);
+
+/* Streamable HTTP on a loopback host (http.c).  Weak: absent until the
+ * HTTP transport is linked in, in which case --transport http refuses. */
+int	http_serve(struct srv *s, const char *host, int port)
+	    __attribute__((weak));
+
+/* Answer one request (mcp.c): 0 with *result set (caller frees), or -1
+ * with *code, *msg (malloc'd) and *data (NULL or caller frees). */
+int	mcp_dispatch(struct srv *s, struct rpc_session *ss, const char *method,
+	    const cJSON *params, cJSON **result, int *code, char **msg,
+	    cJSON **data);
+
+/* Run one tools/call (the protocol's and --call's one code path): *text is
+ * the malloc'd result text (caller frees), *is_error whether it is an
+ * error detail. */
+void	mcp_tools_call(struct srv *s, const char *name, const cJSON *args,
+	    char **text, int *is_error);
+
+/* The tool table (tools.c), in spec order. */
+struct tool_def {
+	const char	*name;
+	const char	*title;
+	const char	*description;
+	const char	*schema;	/* the inputSchema as JSON text */
+	int		(*body)(struct call *c);
+	int		 takes_connection;
+};
+extern const struct tool_def srv_tools[];
+extern const size_t srv_ntools;
+/* The parsed inputSchema of tool i (parsed once; never freed). */
+const cJSON *tools_schema(size_t i);
+/* The index of the tool named name, or -1. */
+int	tools_find(const char *name);
+
+/* Fold format/purpose to lower case and check args against tool i's
+ * inputSchema (spec 8.2).  0, or -1 with *detail malloc'd. */
+int	args_check(size_t tool, cJSON *args, char **detail);
+
+/* Give every number node of root, the tree parsed from exactly
+ * text[0..len), its Python spelling in valuestring (ints as written,
+ * floats as repr), so dbp_pyrepr and dbp_num_text print what Python
+ * would. */
+void	args_spell_numbers(cJSON *root, const char *text, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Parsed documents from the index (jdoc.c)                             */
@@ -207,13 +367,5 @@ int	rej_relationships(struct rej *r, const char *fqn, cJSON *doc,
  * copy can be read.  s may be NULL (compiled-in or environment only). */
 const char *ref_document(struct srv *s, const char *name, size_t *len,
 	    char **owned, struct dbp_diag *d);
-
-/* Cut text[0..len) into resource pages (spec 3.4) of at most bound units
- * of JSON-escaped width (non-ASCII counts 1): whole lines while they
- * fit, a longer line at character boundaries.  *offs gets npages + 1
- * byte offsets (malloc'd, caller frees); page i is text[offs[i] ..
- * offs[i+1]).  An empty text is one empty page.  0, or -1 on OOM. */
-int	res_pages(const char *text, size_t len, size_t bound, size_t **offs,
-	    size_t *npages);
 
 #endif /* DBPRINT_SERVER_H */

@@ -1,0 +1,421 @@
+/*
+ * main.c - dbprint-serve: the MCP server over the print's index.
+ *
+ *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
+ *       [--transport stdio|http] [--host H] [--port N] [--log-level L]
+ *       [--reference-dir DIR] [--call TOOL [JSON]]
+ *
+ * Startup follows research/upstream-mcp.md 1.1: the transport options are
+ * checked, the project configuration is loaded ("error: <msg>", exit 1),
+ * the served connections are resolved (the bare message, exit 1), each
+ * served connection's index is opened and brought up to date, and then
+ * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
+ * runs the one --call and exits.
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define MAIN_EXIT_USAGE	2
+#define MAIN_PORT_MAX	65535
+
+static void
+main_usage(FILE *f)
+{
+	fprintf(f, "usage: dbprint-serve [CONNECTION] [--project LOC] "
+	    "[--index PATH]\n"
+	    "                     [--transport stdio|http] [--host H] "
+	    "[--port N]\n"
+	    "                     [--log-level L] [--reference-dir DIR] "
+	    "[--call TOOL [JSON]]\n");
+}
+
+static int
+main_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted Python list repr of every configured connection; malloc'd. */
+static char *
+main_configured(const struct dbp_project *p)
+{
+	const char **names;
+	size_t i;
+	char *out;
+
+	if ((names = calloc(p->nconns + 1, sizeof(*names))) == NULL)
+		return NULL;
+	for (i = 0; i < p->nconns; i++)
+		names[i] = p->conns[i].name;
+	qsort(names, p->nconns, sizeof(*names), main_cmp);
+	out = srv_repr_list(names, p->nconns);
+	free(names);
+	return out;
+}
+
+/*
+ * The served set and default of spec 5.1 (upstream-mcp.md 1.3).  0, or
+ * -1 after printing the bare message.
+ */
+static int
+main_resolve(struct srv *s, const char *name)
+{
+	const struct dbp_conn *c;
+	char *list, *r;
+	size_t i, nauto = 0;
+
+	if (s->project.nconns == 0) {
+		fprintf(stderr, ".dbprint.yaml defines no connections. Add at "
+		    "least one under `connections:`.\n");
+		return -1;
+	}
+	if ((s->served = calloc(s->project.nconns, sizeof(*s->served))) ==
+	    NULL) {
+		fprintf(stderr, "out of memory\n");
+		return -1;
+	}
+	if (name != NULL) {
+		if ((c = dbp_project_conn(&s->project, name)) == NULL) {
+			list = main_configured(&s->project);
+			r = dbp_pyrepr_str(name);
+			fprintf(stderr, "unknown connection %s. Known: %s.\n",
+			    r ? r : name, list ? list : "[]");
+			free(r);
+			free(list);
+			return -1;
+		}
+		s->served[0].conf = c;
+		s->nserved = 1;
+		s->deflt = &s->served[0];
+		return 0;
+	}
+	for (i = 0; i < s->project.nconns; i++)
+		if (s->project.conns[i].autoflag)
+			s->served[nauto++].conf = &s->project.conns[i];
+	if (nauto > 0) {
+		s->nserved = nauto;
+		s->deflt = nauto == 1 ? &s->served[0] : NULL;
+		return 0;
+	}
+	if (s->project.nconns == 1) {
+		s->served[0].conf = &s->project.conns[0];
+		s->nserved = 1;
+		s->deflt = &s->served[0];
+		return 0;
+	}
+	list = main_configured(&s->project);
+	fprintf(stderr, "no CONNECTION supplied and multiple connections "
+	    "defined: %s. Pass one as the positional argument, or mark one or "
+	    "more with `auto: true`.\n", list ? list : "[]");
+	free(list);
+	return -1;
+}
+
+/*
+ * Open one served connection's index and bring it up to date; where the
+ * index cannot be written, build it in memory and say so once.
+ */
+static int
+main_open_index(struct srv_conn *cn, const char *path)
+{
+	struct dbp_diag d;
+	struct dbp_stats st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	d.msg[0] = '\0';
+	if ((cn->index_path = strdup(path)) == NULL)
+		return -1;
+	rc = dbp_index_open(path, 0, &cn->db, &d);
+	if (rc == 0)
+		rc = dbp_index_update(cn->db, cn->conf->name,
+		    cn->conf->print_root, 0, &st, &d);
+	dbp_stats_release(&st);
+	if (rc == 0)
+		return 0;
+	srv_log(SRV_LOG_WARNING, "%s: the index %s cannot be written (%s); "
+	    "building it in memory for this run", cn->conf->name, path,
+	    d.msg);
+	if (cn->db != NULL)
+		sqlite3_close(cn->db);
+	cn->db = NULL;
+	free(cn->index_path);
+	cn->index_path = NULL;
+	memset(&st, 0, sizeof(st));
+	d.msg[0] = '\0';
+	rc = dbp_index_open(NULL, DBP_OPEN_MEMORY, &cn->db, &d);
+	if (rc == 0)
+		rc = dbp_index_update(cn->db, cn->conf->name,
+		    cn->conf->print_root, 1, &st, &d);
+	dbp_stats_release(&st);
+	if (rc != 0) {
+		fprintf(stderr, "error: %s: %s\n", cn->conf->name, d.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+main_release(struct srv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nserved; i++) {
+		if (s->served[i].db != NULL)
+			sqlite3_close(s->served[i].db);
+		free(s->served[i].index_path);
+	}
+	free(s->served);
+	dbp_project_release(&s->project);
+}
+
+/* Parse --log-level; -1 when unknown. */
+static int
+main_level(const char *v)
+{
+	static const char *const names[] = { "error", "warning", "info",
+	    "debug" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(v, names[i]) == 0)
+			return (int)i;
+	if (strcasecmp(v, "warn") == 0)
+		return SRV_LOG_WARNING;
+	if (strcasecmp(v, "critical") == 0)
+		return SRV_LOG_ERROR;
+	return -1;
+}
+
+/* 1 when host is one of the loopback names the server may bind. */
+static int
+main_loopback(const char *h)
+{
+	return strcmp(h, "127.0.0.1") == 0 || strcmp(h, "::1") == 0 ||
+	    strcmp(h, "localhost") == 0;
+}
+
+/* Run one tools/call and print its text; the exit status. */
+static int
+main_call(struct srv *s, const char *tool, const char *json)
+{
+	cJSON *args = NULL;
+	char *text = NULL;
+	int is_error = 0;
+
+	if (json != NULL) {
+		args = cJSON_Parse(json);
+		if (args == NULL) {
+			fprintf(stderr, "dbprint-serve: --call: the arguments "
+			    "are not JSON: %s\n", json);
+			return 1;
+		}
+		args_spell_numbers(args, json, strlen(json));
+	}
+	mcp_tools_call(s, tool, args, &text, &is_error);
+	cJSON_Delete(args);
+	if (text == NULL) {
+		fprintf(stderr, "dbprint-serve: out of memory\n");
+		return 1;
+	}
+	if (is_error)
+		fprintf(stderr, "%s\n", text);
+	else
+		printf("%s\n", text);
+	free(text);
+	if (fflush(stdout) != 0)
+		return 1;
+	return is_error ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "project", required_argument, NULL, 'P' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "transport", required_argument, NULL, 't' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "reference-dir", required_argument, NULL, 'r' },
+		{ "call", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct srv s;
+	struct dbp_diag d;
+	const char *project = NULL, *index = NULL, *host = "127.0.0.1";
+	const char *conn = NULL, *call = NULL, *call_json = NULL, *path;
+	const char *port_s = NULL;
+	char *end, *ipath;
+	long port = 0;
+	int http = 0, ch, rc = 0, lvl;
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'P':
+			project = optarg;
+			break;
+		case 'i':
+			index = optarg;
+			break;
+		case 't':
+			if (strcasecmp(optarg, "stdio") == 0)
+				http = 0;
+			else if (strcasecmp(optarg, "http") == 0)
+				http = 1;
+			else {
+				fprintf(stderr, "dbprint-serve: --transport "
+				    "must be stdio or http, got '%s'\n",
+				    optarg);
+				main_usage(stderr);
+				return MAIN_EXIT_USAGE;
+			}
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'p':
+			port_s = optarg;
+			break;
+		case 'l':
+			if ((lvl = main_level(optarg)) < 0) {
+				fprintf(stderr, "dbprint-serve: --log-level "
+				    "must be error, warning, info or debug, "
+				    "got '%s'\n", optarg);
+				return MAIN_EXIT_USAGE;
+			}
+			srv_log_level = lvl;
+			break;
+		case 'r':
+			s.reference_dir = optarg;
+			break;
+		case 'c':
+			call = optarg;
+			break;
+		case 'h':
+			main_usage(stdout);
+			return 0;
+		case 'V':
+			printf("dbprint-serve %s\n", DBP_VERSION);
+			return 0;
+		default:
+			main_usage(stderr);
+			return MAIN_EXIT_USAGE;
+		}
+	}
+	/* What is left: CONNECTION, and with --call the JSON arguments (the
+	 * word that opens with '{', else the second word). */
+	for (; optind < argc; optind++) {
+		if (call != NULL && call_json == NULL &&
+		    (argv[optind][0] == '{' || conn != NULL)) {
+			call_json = argv[optind];
+			continue;
+		}
+		if (conn != NULL) {
+			fprintf(stderr, "dbprint-serve: unexpected argument "
+			    "'%s'\n", argv[optind]);
+			main_usage(stderr);
+			return MAIN_EXIT_USAGE;
+		}
+		conn = argv[optind];
+	}
+	if (port_s != NULL) {
+		errno = 0;
+		port = strtol(port_s, &end, 10);
+		if (errno != 0 || *end != '\0' || end == port_s || port < 1 ||
+		    port > MAIN_PORT_MAX) {
+			fprintf(stderr, "dbprint-serve: --port must be a "
+			    "number from 1 to %d, got '%s'\n", MAIN_PORT_MAX,
+			    port_s);
+			return MAIN_EXIT_USAGE;
+		}
+	}
+
+	/* 1. The transport (upstream-mcp.md 1.1 step 3). */
+	if (http && call == NULL) {
+		if (port_s == NULL) {
+			fprintf(stderr, "--port is required when --transport "
+			    "http.\n");
+			return 1;
+		}
+		if (!main_loopback(host)) {
+			char *hr = dbp_pyrepr_str(host);
+
+			fprintf(stderr, "--host must be loopback (['127.0.0.1', "
+			    "'::1', 'localhost']); got %s.\n", hr ? hr : host);
+			free(hr);
+			return 1;
+		}
+		if (http_serve == NULL) {
+			fprintf(stderr, "dbprint-serve: --transport http is not "
+			    "available in this build yet; use --transport "
+			    "stdio\n");
+			return 1;
+		}
+	}
+
+	/* 2. The project (step 4). */
+	d.msg[0] = '\0';
+	if (dbp_project_load(project, &s.project, &d) != 0) {
+		fprintf(stderr, "error: %s\n", d.msg);
+		return 1;
+	}
+	/* 3. The served set (step 5). */
+	if (main_resolve(&s, conn) != 0) {
+		main_release(&s);
+		return 1;
+	}
+	if (index != NULL && s.nserved > 1) {
+		fprintf(stderr, "error: --index names one index file, but %zu "
+		    "connections are served; name one CONNECTION\n",
+		    s.nserved);
+		main_release(&s);
+		return 1;
+	}
+	/* 4. The indexes. */
+	for (i = 0; i < s.nserved; i++) {
+		ipath = NULL;
+		path = index;
+		if (path == NULL) {
+			ipath = dbp_index_path(&s.project,
+			    s.served[i].conf->name);
+			path = ipath;
+		}
+		if (path == NULL || main_open_index(&s.served[i], path) != 0) {
+			free(ipath);
+			main_release(&s);
+			return 1;
+		}
+		free(ipath);
+	}
+
+	/* 5. Serve. */
+	if (call != NULL)
+		rc = main_call(&s, call, call_json);
+	else {
+		rpc_signals();
+		if (http)
+			rc = http_serve(&s, host, (int)port) == 0 ? 0 : 1;
+		else
+			rc = rpc_serve_stdio(&s, STDIN_FILENO,
+			    STDOUT_FILENO) == 0 ? 0 : 1;
+		fflush(stderr);
+	}
+	main_release(&s);
+	return rc;
+}
