@@ -20,6 +20,15 @@
 #define DBP_MAX_ALIASES		1024
 #define DBP_MAX_NODES		(4L * 1024 * 1024)
 
+/* Most bytes of scalar text one YAML document may expand to through its
+ * aliases: the file itself is at most DBP_MAX_FILE_BYTES, so only alias
+ * expansion reaches this. */
+#define DBP_MAX_DOC_BYTES	(128L * 1024 * 1024)
+
+/* Most decimal digits of a YAML integer: Python's own default limit on
+ * int <-> str conversions (sys.get_int_max_str_digits()). */
+#define DBP_MAX_INT_DIGITS	4300
+
 /* Longest path we build. */
 #define DBP_MAX_PATH		4096
 
@@ -36,5 +45,25 @@
 
 /* Most connections one .dbprint.yaml may declare. */
 #define DBP_MAX_CONNECTIONS	256
+
+/* dbprint-index.  How long a run waits for another run's write lock on
+ * the same index before giving up: two runs serialize, and a full build
+ * of a large print takes seconds. */
+#define DBP_BUSY_TIMEOUT_MS	60000
+
+/* Value lists with more entries than this get value_trigrams rows for
+ * resolve_value's nearest match; shorter ones are scored directly, which
+ * is cheaper than the index they would need. */
+#define DBP_TRIGRAM_MIN_VALUES	200
+
+/* Worker threads that read and parse tables while the main thread writes,
+ * the fewest table jobs worth starting them for, and how many prepared
+ * tables may wait for the writer (bounds memory). */
+#define DBP_MAX_WORKERS		4
+#define DBP_PARALLEL_MIN_JOBS	64
+#define DBP_INDEX_WINDOW	64
+
+/* A run shows a progress bar (terminal only) once it has taken this long. */
+#define DBP_PROGRESS_AFTER_MS	1000
 
 #endif /* DBPRINT_LIMITS_H */

@@ -198,6 +198,7 @@ CREATE TABLE edges (
 );
 CREATE INDEX edges_from ON edges(from_table);
 CREATE INDEX edges_to ON edges(to_table);
+CREATE INDEX edges_by_file ON edges(file_table);	-- re-indexing one table
 
 -- manifest.annotations.yaml notes, in file order.
 CREATE TABLE connection_notes (
@@ -213,11 +214,13 @@ CREATE VIRTUAL TABLE column_text USING fts5(
 	tokenize='trigram'
 );
 
--- Every per-file failure, as the tools report it.
+-- Every per-file failure, as the tools report it.  files.error is set
+-- exactly when a file has a problem: an absent file only when something
+-- declared it (an absent diff.yaml, reading.md or undeclared
+-- manifest.annotations.yaml is no error).
 CREATE VIEW errors AS
 	SELECT path, kind, table_fqn, status, error FROM files
-	WHERE status NOT IN ('ok', 'absent') OR (status = 'absent' AND kind NOT IN
-	    ('diff', 'reading', 'manifest_annotations'));
+	WHERE error IS NOT NULL;
 
 -- Columns with their table, for ad hoc reading.
 CREATE VIEW column_facts AS

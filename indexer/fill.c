@@ -1,0 +1,820 @@
+/*
+ * fill.c - the rows one table's files yield: columns and their parts,
+ * value lists with their normalization keys and trigrams, value notes,
+ * relationship edges, the full-text rows, and the statistics facts of the
+ * table's tables row.  Every statement is prepared once per run and reused
+ * for every row (struct ix_writer).
+ *
+ * Fields are read as research/upstream-mcp.md 3.2/3.3 read them: through
+ * the "absence layer" (a field the column's `unmeasured` list names is
+ * unknown, NULL here), scope per scope_of (3.0), completeness per
+ * list_is_complete (3.3).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ix.h"
+
+enum {
+	W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT, W_DEL_COLUMNS, W_DEL_VNOTES,
+	W_DEL_EDGES, W_INS_COLUMN, W_INS_VALUE, W_INS_TRIGRAM, W_INS_VNOTE,
+	W_INS_EDGE, W_INS_TEXT, W_UPD_TABLE, W_NSTMT
+};
+
+static const char *const w_sql[W_NSTMT] = {
+	[W_DEL_VALUES] = "DELETE FROM column_values WHERE column_id IN "
+	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
+	[W_DEL_TRIGRAMS] = "DELETE FROM value_trigrams WHERE column_id IN "
+	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
+	[W_DEL_TEXT] = "DELETE FROM column_text WHERE rowid IN "
+	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
+	[W_DEL_COLUMNS] = "DELETE FROM columns WHERE table_fqn = ?1",
+	[W_DEL_VNOTES] = "DELETE FROM value_notes WHERE table_fqn = ?1",
+	[W_DEL_EDGES] = "DELETE FROM edges WHERE file_table = ?1",
+	[W_INS_COLUMN] = "INSERT INTO columns (table_fqn, name, part, label, "
+	    "ord, in_stats, sql_type, nullable, null_rate, classification, "
+	    "cardinality, cardinality_method, values_coverage, values_state, "
+	    "listed, freq_listed, complete, sensitivity, looks_like, sampled, "
+	    "matched, candidate_key, candidate_key_exception, redacted, "
+	    "derived_from, note, occurrences, rows_scanned, block) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
+	    "?29)",
+	[W_INS_VALUE] = "INSERT INTO column_values (column_id, ord, value, "
+	    "text, fold, count, spelling_of, note) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[W_INS_TRIGRAM] = "INSERT OR IGNORE INTO value_trigrams (column_id, "
+	    "trigram, ord) VALUES (?1, ?2, ?3)",
+	[W_INS_VNOTE] = "INSERT OR REPLACE INTO value_notes (table_fqn, name, "
+	    "ord, value, text, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[W_INS_EDGE] = "INSERT INTO edges (source, file_table, direction, ord, "
+	    "from_table, from_columns, to_table, to_columns, path, target_path, "
+	    "detection, verdict, note, edge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[W_INS_TEXT] = "INSERT INTO column_text (rowid, label, note, "
+	    "value_notes) VALUES (?1, ?2, ?3, ?4)",
+	[W_UPD_TABLE] = "UPDATE tables SET stats_status = ?2, "
+	    "stats_row_count = ?3, scoped = ?4, scope = ?5, rows_scanned = ?6, "
+	    "catalog_only = ?7, disabled = ?8, annot_status = ?9 WHERE fqn = ?1",
+};
+
+struct ix_writer {
+	sqlite3		*db;
+	sqlite3_stmt	*st[W_NSTMT];
+	struct dbp_diag	*d;		/* of the current call */
+	int		 failed;
+};
+
+int
+ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
+{
+	struct ix_writer *w;
+	int i;
+
+	*wp = NULL;
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return dbp_fail(d, "out of memory");
+	w->db = db;
+	for (i = 0; i < W_NSTMT; i++) {
+		if (sqlite3_prepare_v3(db, w_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
+			dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
+			ix_writer_close(w);
+			return -1;
+		}
+	}
+	*wp = w;
+	return 0;
+}
+
+void
+ix_writer_close(struct ix_writer *w)
+{
+	int i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < W_NSTMT; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w);
+}
+
+/* Run a bound statement to completion and reset it. */
+static int
+w_step(struct ix_writer *w, int which)
+{
+	sqlite3_stmt *s = w->st[which];
+	int rc;
+
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		w->failed = 1;
+		return dbp_fail(w->d, "index write failed: %s",
+		    sqlite3_errmsg(w->db));
+	}
+	return 0;
+}
+
+/* Binding helpers: NULL text binds NULL; text is copied by SQLite only
+ * when it may go away before the step (we always step before freeing). */
+static void
+b_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+}
+
+static void
+b_int(sqlite3_stmt *s, int i, int have, int64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Bind the JSON of v (compact) and remember it for freeing. */
+static void
+b_json(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	char *j;
+
+	if (v == NULL) {
+		sqlite3_bind_null(s, i);
+		return;
+	}
+	j = dbp_json_dump(v, DBP_JSON_COMPACT);
+	if (j == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, j, -1, free);
+}
+
+int
+ix_writer_forget(struct ix_writer *w, const char *fqn, struct dbp_diag *d)
+{
+	static const int order[] = { W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT,
+	    W_DEL_COLUMNS, W_DEL_VNOTES, W_DEL_EDGES };
+	size_t i;
+
+	w->d = d;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		b_text(w->st[order[i]], 1, fqn);
+		if (w_step(w, order[i]) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a column block                                               */
+
+static const cJSON *
+f_get(const cJSON *o, const char *key)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) :
+	    NULL;
+}
+
+/* 1 when the block's `unmeasured` list names field (or "inferred."+field
+ * for the inferred fields). */
+static int
+f_unmeasured(const cJSON *blk, const char *field, int inferred)
+{
+	const cJSON *u = f_get(blk, "unmeasured"), *it;
+	const char *s;
+
+	cJSON_ArrayForEach(it, u) {
+		if (!cJSON_IsString(it))
+			continue;
+		s = it->valuestring;
+		if (strcmp(s, field) == 0)
+			return 1;
+		if (inferred && strncmp(s, "inferred.", 9) == 0 &&
+		    strcmp(s + 9, field) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* inferred.<field> through the absence layer. */
+static const cJSON *
+f_inferred(const cJSON *blk, const char *field)
+{
+	if (f_unmeasured(blk, field, 1))
+		return NULL;
+	return f_get(f_get(blk, "inferred"), field);
+}
+
+static void
+b_str_of(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	b_text(s, i, cJSON_IsString(v) ? v->valuestring : NULL);
+}
+
+static void
+b_int_of(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	b_int(s, i, ix_is_int(v), ix_is_int(v) ? ix_int(v) : 0);
+}
+
+static void
+b_num_of(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	b_text(s, i, cJSON_IsNumber(v) ? dbp_num_text(v) : NULL);
+}
+
+static void
+b_bool_of(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	b_int(s, i, cJSON_IsBool(v), cJSON_IsTrue(v));
+}
+
+/* list_is_complete of research 3.3. */
+static int
+f_complete(const cJSON *blk, const cJSON *coverage)
+{
+	const cJSON *fr = f_get(blk, "frequencies"), *card, *listed;
+	const char *m = ix_str(blk, "cardinality_method");
+
+	if (cJSON_IsNumber(coverage) && coverage->valuedouble == 1.0)
+		return 1;
+	card = f_get(blk, "cardinality");
+	listed = f_get(fr, "listed");
+	return cJSON_IsObject(fr) && m != NULL && strcmp(m, "exact") == 0 &&
+	    ix_is_int(card) && ix_is_int(listed) &&
+	    ix_int(card) == ix_int(listed);
+}
+
+/* Append one {table, column} source to out, from a mapping or a
+ * "table.column" string. */
+static void
+f_source(cJSON *out, const cJSON *v)
+{
+	const char *t, *c, *dot;
+	cJSON *o;
+	char *tab;
+
+	if (cJSON_IsObject(v)) {
+		t = ix_str(v, "table");
+		c = ix_str(v, "column");
+		if (t == NULL || c == NULL)
+			return;
+		if ((o = cJSON_CreateObject()) == NULL)
+			return;
+		cJSON_AddStringToObject(o, "table", t);
+		cJSON_AddStringToObject(o, "column", c);
+		cJSON_AddItemToArray(out, o);
+		return;
+	}
+	if (!cJSON_IsString(v) || (dot = strrchr(v->valuestring, '.')) == NULL ||
+	    dot == v->valuestring || dot[1] == '\0')
+		return;
+	if ((tab = strndup(v->valuestring, (size_t)(dot - v->valuestring))) ==
+	    NULL)
+		return;
+	if ((o = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(o, "table", tab);
+		cJSON_AddStringToObject(o, "column", dot + 1);
+		cJSON_AddItemToArray(out, o);
+	}
+	free(tab);
+}
+
+/* derived_from read tolerantly and normalised to [{table, column}...];
+ * NULL when nothing usable. malloc'd JSON text. */
+static char *
+f_derived(const cJSON *v)
+{
+	cJSON *out, *it;
+	char *j = NULL;
+
+	if (v == NULL || cJSON_IsNull(v))
+		return NULL;
+	if ((out = cJSON_CreateArray()) == NULL)
+		return NULL;
+	if (cJSON_IsArray(v)) {
+		cJSON_ArrayForEach(it, v)
+			f_source(out, it);
+	} else
+		f_source(out, v);
+	if (out->child != NULL)
+		j = dbp_json_dump(out, DBP_JSON_COMPACT);
+	cJSON_Delete(out);
+	return j;
+}
+
+/* Python str() of a value: scalars via dbp_pystr, containers as repr. */
+static char *
+f_pystr(const cJSON *v)
+{
+	if (cJSON_IsArray(v) || cJSON_IsObject(v))
+		return dbp_pyrepr(v);
+	return dbp_pystr(v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Notes of one annotation column: str(value) -> collapsed note         */
+
+struct f_notes {
+	struct ix_map	 map;		/* text -> collapsed note (malloc'd) */
+	struct dbp_buf	 joined;	/* every note, "\n"-joined */
+};
+
+static void
+f_notes_free(struct f_notes *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->map.cap; i++)
+		if (n->map.keys[i] != NULL)
+			free(n->map.vals[i]);
+	ix_map_free(&n->map);
+	dbp_buf_release(&n->joined);
+}
+
+/* Read the values[] notes of annotation column acol; insert value_notes
+ * rows. */
+static int
+f_notes_load(struct ix_writer *w, const char *fqn, const char *name,
+    const cJSON *acol, struct f_notes *n)
+{
+	sqlite3_stmt *s = w->st[W_INS_VNOTE];
+	const cJSON *vals = f_get(acol, "values"), *it, *val;
+	const char *note;
+	char *text, *coll, *old;
+	int ord = -1;
+
+	memset(n, 0, sizeof(*n));
+	dbp_buf_init(&n->joined, DBP_MAX_FILE_BYTES);
+	cJSON_ArrayForEach(it, vals) {
+		ord++;
+		if ((note = ix_str(it, "note")) == NULL)
+			continue;
+		val = f_get(it, "value");
+		if ((text = f_pystr(val)) == NULL)
+			return -1;
+		if ((coll = ix_collapse(note)) == NULL) {
+			free(text);
+			return -1;
+		}
+		b_text(s, 1, fqn);
+		b_text(s, 2, name);
+		sqlite3_bind_int(s, 3, ord);
+		if (val == NULL)
+			b_text(s, 4, "null");
+		else
+			b_json(s, 4, val);
+		b_text(s, 5, text);
+		b_text(s, 6, coll);
+		if (w_step(w, W_INS_VNOTE) == -1) {
+			free(text);
+			free(coll);
+			return -1;
+		}
+		if (coll[0] != '\0') {
+			if (n->joined.len > 0)
+				dbp_buf_addc(&n->joined, '\n');
+			dbp_buf_adds(&n->joined, coll);
+			old = ix_map_get(&n->map, text);
+			if (ix_map_put(&n->map, text, coll) == -1) {
+				free(coll);
+				coll = NULL;
+			} else
+				free(old);
+		} else
+			free(coll);
+		free(text);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Values and trigrams                                                  */
+
+/* Insert the trigrams of "  " + fold + "  " for value ord. */
+static int
+f_trigrams(struct ix_writer *w, sqlite3_int64 cid, int ord, const char *fold)
+{
+	sqlite3_stmt *s = w->st[W_INS_TRIGRAM];
+	struct dbp_buf b;
+	const unsigned char *p;
+	size_t starts[4], nst = 0, i;
+	int rc = 0;
+
+	dbp_buf_init(&b, DBP_MAX_FILE_BYTES);
+	dbp_buf_adds(&b, "  ");
+	dbp_buf_adds(&b, fold);
+	dbp_buf_adds(&b, "  ");
+	if (b.failed) {
+		dbp_buf_release(&b);
+		return 0;
+	}
+	/* Walk code points, keeping the start offsets of the last three. */
+	p = (const unsigned char *)b.ptr;
+	for (i = 0; i <= b.len; i++) {
+		if (i < b.len && (p[i] & 0xc0) == 0x80)
+			continue;
+		starts[nst < 4 ? nst : 3] = i;
+		if (nst < 4)
+			nst++;
+		if (nst == 4) {
+			sqlite3_bind_int64(s, 1, cid);
+			sqlite3_bind_text(s, 2, b.ptr + starts[0],
+			    (int)(starts[3] - starts[0]), SQLITE_STATIC);
+			sqlite3_bind_int(s, 3, ord);
+			if ((rc = w_step(w, W_INS_TRIGRAM)) == -1)
+				break;
+			starts[0] = starts[1];
+			starts[1] = starts[2];
+			starts[2] = starts[3];
+			nst = 3;
+		}
+	}
+	dbp_buf_release(&b);
+	return rc;
+}
+
+static int
+f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
+    const struct f_notes *notes)
+{
+	sqlite3_stmt *s = w->st[W_INS_VALUE];
+	const cJSON *it, *val, *sp;
+	char *text, *fold;
+	int ord = 0, n = 0, tri, rc = 0;
+
+	cJSON_ArrayForEach(it, vals)
+		if (cJSON_IsObject(it))
+			n++;
+	tri = n > IX_TRIGRAM_MIN_VALUES;
+	cJSON_ArrayForEach(it, vals) {
+		if (!cJSON_IsObject(it))
+			continue;
+		val = f_get(it, "value");
+		text = NULL;
+		fold = NULL;
+		if (val != NULL && !cJSON_IsNull(val)) {
+			if ((text = f_pystr(val)) == NULL ||
+			    (fold = ix_fold(text)) == NULL) {
+				free(text);
+				return dbp_fail(w->d, "out of memory");
+			}
+		}
+		sqlite3_bind_int64(s, 1, cid);
+		sqlite3_bind_int(s, 2, ord);
+		if (val == NULL || cJSON_IsNull(val))
+			b_text(s, 3, "null");
+		else
+			b_json(s, 3, val);
+		b_text(s, 4, text);
+		b_text(s, 5, fold);
+		b_int_of(s, 6, f_get(it, "count"));
+		sp = f_get(it, "spelling_of");
+		b_json(s, 7, sp != NULL && !cJSON_IsNull(sp) ? sp : NULL);
+		b_text(s, 8, notes != NULL ? ix_map_get(&notes->map,
+		    text != NULL ? text : "None") : NULL);
+		rc = w_step(w, W_INS_VALUE);
+		if (rc == 0 && tri && fold != NULL)
+			rc = f_trigrams(w, cid, ord, fold);
+		free(text);
+		free(fold);
+		if (rc == -1)
+			return -1;
+		ord++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Columns                                                              */
+
+struct f_col {
+	const char	*fqn;
+	const char	*name;
+	const char	*part;		/* "" for the column */
+	int		 ord;
+	int		 in_stats;
+	const cJSON	*blk;		/* the stats block, or NULL */
+	const cJSON	*acol;		/* the annotation entry, or NULL */
+	const struct f_notes *notes;
+};
+
+static int
+f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
+{
+	sqlite3_stmt *s = w->st[W_INS_COLUMN];
+	const cJSON *blk = c->blk, *v, *cov, *vals, *ll;
+	const char *note = NULL, *red, *state;
+	char *label = NULL, *derived = NULL;
+	sqlite3_int64 cid;
+	int listed = 0, have_listed = 0, ck_have = 0, ck = 0, rc;
+	size_t ln;
+
+	ln = strlen(c->name) + strlen(c->part) + 1;
+	if ((label = malloc(ln)) == NULL)
+		return dbp_fail(w->d, "out of memory");
+	snprintf(label, ln, "%s%s", c->name, c->part);
+
+	b_text(s, 1, c->fqn);
+	b_text(s, 2, c->name);
+	b_text(s, 3, c->part);
+	b_text(s, 4, label);
+	sqlite3_bind_int(s, 5, c->ord);
+	sqlite3_bind_int(s, 6, c->in_stats);
+	b_str_of(s, 7, f_get(blk, "sql_type"));
+	b_bool_of(s, 8, f_get(blk, "nullable"));
+	b_num_of(s, 9, f_get(blk, "null_rate"));
+	b_str_of(s, 10, f_get(blk, "classification"));
+	b_int_of(s, 11, f_get(blk, "cardinality"));
+	b_str_of(s, 12, f_get(blk, "cardinality_method"));
+	cov = f_unmeasured(blk, "values_coverage", 0) ? NULL :
+	    f_get(blk, "values_coverage");
+	b_num_of(s, 13, cov);
+	vals = f_unmeasured(blk, "values", 0) ? NULL : f_get(blk, "values");
+	red = f_unmeasured(blk, "redacted", 0) ? NULL : ix_str(blk, "redacted");
+	if (red != NULL && red[0] == '\0')
+		red = NULL;
+	if (cJSON_IsArray(vals)) {
+		state = "listed";
+		cJSON_ArrayForEach(v, vals)
+			listed += cJSON_IsObject(v);
+		have_listed = 1;
+	} else if (f_unmeasured(blk, "values", 0))
+		state = "unmeasured";
+	else if (red != NULL)
+		state = "redacted";
+	else
+		state = "absent";
+	b_text(s, 14, blk != NULL ? state : NULL);
+	b_int(s, 15, have_listed, listed);
+	b_int_of(s, 16, f_get(f_get(blk, "frequencies"), "listed"));
+	b_int(s, 17, blk != NULL, blk != NULL && f_complete(blk, cov));
+	b_str_of(s, 18, f_inferred(blk, "sensitivity"));
+	ll = f_inferred(blk, "looks_like");
+	b_str_of(s, 19, ll);
+	b_int_of(s, 20, ll != NULL ? f_get(f_get(blk, "inferred"), "sampled") :
+	    NULL);
+	b_int_of(s, 21, ll != NULL ? f_get(f_get(blk, "inferred"), "matched") :
+	    NULL);
+	v = f_inferred(blk, "candidate_key");
+	if (cJSON_IsBool(v)) {
+		ck_have = 1;
+		ck = cJSON_IsTrue(v);
+	} else if (v == NULL && !f_unmeasured(blk, "candidate_key", 1) &&
+	    cJSON_IsNumber(f_get(blk, "cardinality_ratio"))) {
+		ck_have = 1;	/* omitted: implied False */
+		ck = 0;
+	}
+	b_int(s, 22, ck_have, ck);
+	v = f_inferred(blk, "candidate_key_exception");
+	b_json(s, 23, v != NULL && !cJSON_IsNull(v) ? v : NULL);
+	b_text(s, 24, red);
+	/* An annotation's own derived_from replaces the parsed one. */
+	if (c->part[0] == '\0') {
+		v = f_get(c->acol, "derived_from");
+		derived = f_derived(v != NULL ? v : f_get(blk, "derived_from"));
+		note = ix_str(c->acol, "note");
+	} else
+		derived = f_derived(f_get(blk, "derived_from"));
+	if (derived != NULL)
+		sqlite3_bind_text(s, 25, derived, -1, free);
+	else
+		sqlite3_bind_null(s, 25);
+	b_text(s, 26, note);
+	b_int_of(s, 27, c->part[0] != '\0' ? f_get(blk, "occurrences") : NULL);
+	b_int_of(s, 28, f_get(blk, "rows_scanned"));
+	b_json(s, 29, blk);
+	if (w_step(w, W_INS_COLUMN) == -1) {
+		free(label);
+		return -1;
+	}
+	cid = sqlite3_last_insert_rowid(w->db);
+	(*ncols)++;
+
+	s = w->st[W_INS_TEXT];
+	sqlite3_bind_int64(s, 1, cid);
+	b_text(s, 2, label);
+	b_text(s, 3, note);
+	b_text(s, 4, c->part[0] == '\0' && c->notes != NULL &&
+	    c->notes->joined.len > 0 ? c->notes->joined.ptr : NULL);
+	rc = w_step(w, W_INS_TEXT);
+	free(label);
+	if (rc == -1)
+		return -1;
+	if (cJSON_IsArray(vals) && f_values(w, cid, vals, c->notes) == -1)
+		return -1;
+	return 0;
+}
+
+/* A column and its parts. */
+static int
+f_column_all(struct ix_writer *w, struct f_col *c, long *ncols)
+{
+	const cJSON *parts, *p;
+	struct f_col pc;
+	int ord = 0;
+
+	if (f_column(w, c, ncols) == -1)
+		return -1;
+	parts = f_get(c->blk, "parts");
+	if (!cJSON_IsObject(parts))
+		return 0;
+	cJSON_ArrayForEach(p, parts) {
+		if (!cJSON_IsObject(p))
+			continue;
+		pc = *c;
+		pc.part = p->string;
+		pc.blk = p;
+		pc.ord = ord++;
+		if (f_column(w, &pc, ncols) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Edges                                                                */
+
+/* Bind a column list: an array as is, a lone string wrapped. */
+static void
+b_cols(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	cJSON *arr;
+
+	if (cJSON_IsArray(v)) {
+		b_json(s, i, v);
+		return;
+	}
+	arr = cJSON_CreateArray();
+	if (arr != NULL && cJSON_IsString(v))
+		cJSON_AddItemToArray(arr, cJSON_CreateString(v->valuestring));
+	b_json(s, i, arr);
+	cJSON_Delete(arr);
+	if (arr == NULL)
+		b_text(s, i, "[]");
+}
+
+static int
+f_edges(struct ix_writer *w, const char *fqn, const cJSON *doc,
+    const char *list, int annotated)
+{
+	sqlite3_stmt *s = w->st[W_INS_EDGE];
+	const cJSON *e;
+	const char *other, *verdict;
+	int ord = -1, refers = strcmp(list, "refers_to") == 0;
+
+	cJSON_ArrayForEach(e, f_get(doc, list)) {
+		ord++;
+		if (!cJSON_IsObject(e))
+			continue;
+		other = ix_str(e, refers ? "target_table" : "referencer_table");
+		if (other == NULL)
+			continue;
+		b_text(s, 1, annotated ? "annotated" : "emitted");
+		b_text(s, 2, fqn);
+		b_text(s, 3, list);
+		sqlite3_bind_int(s, 4, ord);
+		if (refers) {
+			b_text(s, 5, fqn);
+			b_cols(s, 6, f_get(e, "column"));
+			b_text(s, 7, other);
+			b_cols(s, 8, f_get(e, "target_column"));
+			b_json(s, 9, f_get(e, "path"));
+			b_json(s, 10, f_get(e, "target_path"));
+		} else {
+			b_text(s, 5, other);
+			b_cols(s, 6, f_get(e, "referencer_column"));
+			b_text(s, 7, fqn);
+			b_cols(s, 8, f_get(e, "column"));
+			b_json(s, 9, f_get(e, "referencer_path"));
+			b_json(s, 10, f_get(e, "path"));
+		}
+		if (annotated) {
+			b_text(s, 11, "annotated");
+			verdict = ix_str(e, "verdict");
+			b_text(s, 12, verdict != NULL &&
+			    strcmp(verdict, "rejected") == 0 ? "rejected" : NULL);
+		} else {
+			b_str_of(s, 11, f_get(e, "detection"));
+			sqlite3_bind_null(s, 12);
+		}
+		b_str_of(s, 13, f_get(e, "note"));
+		b_json(s, 14, e);
+		if (w_step(w, W_INS_EDGE) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                            */
+
+static int
+f_table_row(struct ix_writer *w, const struct ix_tdocs *t)
+{
+	sqlite3_stmt *s = w->st[W_UPD_TABLE];
+	const cJSON *st = t->stats, *scope, *cols, *c, *rs = NULL, *v;
+	int scoped = 0;
+
+	b_text(s, 1, t->fqn);
+	b_text(s, 2, t->stats_status);
+	if (st != NULL) {
+		b_int_of(s, 3, f_get(st, "row_count"));
+		scope = f_get(st, "scope");
+		scoped = scope != NULL;
+		cols = f_get(st, "columns");
+		cJSON_ArrayForEach(c, (cJSON_IsObject(cols) ? cols : NULL)) {
+			v = f_get(c, "rows_scanned");
+			if (ix_is_int(v)) {
+				scoped = 1;
+				if (rs == NULL)
+					rs = v;
+			}
+		}
+		sqlite3_bind_int(s, 4, scoped);
+		if (scoped && cJSON_IsObject(scope))
+			b_json(s, 5, scope);
+		else
+			b_text(s, 5, scoped ? "{}" : NULL);
+		v = f_get(scope, "rows_scanned");
+		b_int_of(s, 6, scoped ? (ix_is_int(v) ? v : rs) : NULL);
+		sqlite3_bind_int(s, 7, ix_truthy(f_get(st, "catalog_only")));
+		v = f_get(st, "disabled");
+		b_json(s, 8, v != NULL && !cJSON_IsNull(v) ? v : NULL);
+	}
+	b_text(s, 9, t->annot_status);
+	return w_step(w, W_UPD_TABLE);
+}
+
+int
+ix_writer_table(struct ix_writer *w, const struct ix_tdocs *t, long *ncols,
+    struct dbp_diag *d)
+{
+	const cJSON *scols, *acols, *c, *acol;
+	struct f_notes notes;
+	struct f_col fc;
+	int ord = 0, rc = 0, live_all;
+
+	w->d = d;
+	*ncols = 0;
+	if (f_table_row(w, t) == -1)
+		return -1;
+	scols = f_get(t->stats, "columns");
+	if (!cJSON_IsObject(scols))
+		scols = NULL;
+	acols = f_get(t->sannot, "columns");
+	if (!cJSON_IsObject(acols))
+		acols = NULL;
+	cJSON_ArrayForEach(c, scols) {
+		if (!cJSON_IsObject(c))
+			continue;
+		acol = f_get(acols, c->string);
+		if (!cJSON_IsObject(acol))
+			acol = NULL;
+		if (f_notes_load(w, t->fqn, c->string, acol, &notes) == -1) {
+			f_notes_free(&notes);
+			return w->failed ? -1 : dbp_fail(d, "out of memory");
+		}
+		fc = (struct f_col){ t->fqn, c->string, "", ord++, 1, c, acol,
+		    &notes };
+		rc = f_column_all(w, &fc, ncols);
+		f_notes_free(&notes);
+		if (rc == -1)
+			return -1;
+	}
+	/* Annotation keys are live when the statistics list them, or when
+	 * the statistics give no columns mapping at all (research 3.2). */
+	live_all = scols == NULL;
+	cJSON_ArrayForEach(acol, acols) {
+		if (!cJSON_IsObject(acol))
+			continue;
+		c = f_get(scols, acol->string);
+		if (cJSON_IsObject(c))
+			continue;	/* done above */
+		if (!live_all)
+			continue;
+		if (f_notes_load(w, t->fqn, acol->string, acol, &notes) == -1) {
+			f_notes_free(&notes);
+			return w->failed ? -1 : dbp_fail(d, "out of memory");
+		}
+		fc = (struct f_col){ t->fqn, acol->string, "", ord++, 0, NULL,
+		    acol, &notes };
+		rc = f_column(w, &fc, ncols);
+		f_notes_free(&notes);
+		if (rc == -1)
+			return -1;
+	}
+	if (t->rels != NULL && (f_edges(w, t->fqn, t->rels, "refers_to", 0) ==
+	    -1 || f_edges(w, t->fqn, t->rels, "referenced_by", 0) == -1))
+		return -1;
+	if (t->rannot != NULL &&
+	    f_edges(w, t->fqn, t->rannot, "refers_to", 1) == -1)
+		return -1;
+	return 0;
+}

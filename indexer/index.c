@@ -1,0 +1,1820 @@
+/*
+ * index.c - keeping a connection's SQLite index current with its print.
+ *
+ * A run (dbp_index_update) is one write transaction:
+ *   1. the connection files (manifest.yaml, manifest.annotations.yaml,
+ *      diff.yaml, reading.md) are looked at; a manifest whose content
+ *      changed is parsed and gives the list of tables, otherwise the list
+ *      comes from the index itself;
+ *   2. every declared file of every table is lstat()ed (path safety per
+ *      SPEC 2.5 on the way); a file whose identity (dev, ino, size,
+ *      mtime_ns) is unchanged is not read;
+ *   3. the tables with a file whose identity changed are "jobs": their
+ *      changed files are read and hashed (worker threads on a large run);
+ *      equal hashes only update the identity, a changed hash (or a file
+ *      appearing, vanishing, or a changed manifest entry) re-parses the
+ *      whole table and replaces every row derived from it;
+ *   4. meta.print_version is recomputed over every file's path and hash.
+ * A run that fails rolls back: the previous index stays as it was.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "ix.h"
+
+void	(*dbp_index_progress)(long done, long total) = NULL;
+
+/* What happened to one file this run. */
+enum {
+	O_UNCHANGED = 1,	/* identity (or absence) as before: not read */
+	O_NEEDREAD,		/* identity changed: read and hash */
+	O_REHASHED,		/* read, same hash: identity updated */
+	O_CHANGED		/* content or presence changed */
+};
+
+/* A files row of the previous run. */
+struct ox_old {
+	int64_t	 dev, ino, size, mtime;
+	int	 have_id;
+	char	*hash;
+	char	*status;
+};
+
+struct ox_file {
+	int		 kind;
+	int		 declared;	/* named by the manifest */
+	char		*rel;		/* path relative to the root */
+	char		*file;		/* declared file name */
+	int		 outside;	/* leads outside the root */
+	struct ix_look	 look;
+	struct ox_old	*old;
+	int		 outcome;
+	char		 hash[33];
+	int		 have_hash;
+	char		*buf;
+	size_t		 len;
+	cJSON		*doc;		/* parsed, when status is ok */
+	char		*docjson;
+	const char	*status;
+	char		*error;
+	int		 examined;	/* status/error/doc computed */
+};
+
+/* What the index held about a table, or what the manifest now says. */
+struct ox_table {
+	char		*fqn;
+	int		 ord;
+	int		 walkable;
+	int		 followable;
+	char		*dir;		/* as written, normalised when possible */
+	char		*files[IX_NKINDS];	/* declared names, table kinds */
+	cJSON		*entry;		/* borrowed from the manifest doc */
+	struct ox_file	 f[IX_NKINDS];
+	int		 nfiles;
+	int		 isnew;		/* not in the index before */
+	int		 sigchanged;	/* dir, followability or artifacts */
+	int		 rebuild;
+	int		 touched;	/* some identity changed */
+	int		 done;		/* prepared (jobs) */
+};
+
+struct ox_run {
+	sqlite3		*db;
+	const char	*conn;
+	const char	*root;
+	int		 full;
+	struct ix_map	*filter;	/* table fqns to consider, or NULL */
+	struct ix_safety safe;
+	struct ix_map	 old;		/* path -> struct ox_old * */
+	struct ix_map	 oldtab;	/* fqn -> struct ox_table * */
+	struct ox_file	 cf[IX_FIRST_TABLE_KIND];	/* connection files */
+	int		 manifest_parsed;
+	struct ox_table	*tabs;
+	size_t		 ntabs;
+	struct ox_table	**jobs;
+	size_t		 njobs;
+	int		 changed;	/* anything written */
+	struct dbp_stats *st;
+	struct dbp_diag	*d;
+	/* the job pool */
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	size_t		 next;		/* next job a worker takes */
+	size_t		 consumed;	/* jobs the writer finished */
+	int		 stop;
+};
+
+/* ------------------------------------------------------------------ */
+/* SQL helpers                                                          */
+
+static int
+ox_exec(sqlite3 *db, const char *sql, struct dbp_diag *d)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		dbp_fail(d, "index: %s", err ? err : sqlite3_errmsg(db));
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ox_prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct dbp_diag *d)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+		return dbp_fail(d, "index: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+static int
+ox_done(sqlite3 *db, sqlite3_stmt *s, struct dbp_diag *d)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return dbp_fail(d, "index write failed: %s",
+		    sqlite3_errmsg(db));
+	return 0;
+}
+
+static char *
+ox_col(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t != NULL ? strdup((const char *)t) : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening                                                              */
+
+static int
+ox_mkdirs(const char *path)
+{
+	char buf[DBP_MAX_PATH], *p;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
+		return -1;
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* When path lies in a ".dbprint" directory, make sure that directory
+ * holds a .gitignore of "*". */
+static void
+ox_gitignore(const char *path)
+{
+	char buf[DBP_MAX_PATH];
+	const char *m;
+	FILE *f;
+
+	m = strstr(path, "/.dbprint/");
+	if (m == NULL)
+		return;
+	if ((size_t)snprintf(buf, sizeof(buf), "%.*s/.dbprint/.gitignore",
+	    (int)(m - path), path) >= sizeof(buf))
+		return;
+	if (access(buf, F_OK) == 0)
+		return;
+	if ((f = fopen(buf, "wx")) == NULL)
+		return;
+	fputs("*\n", f);
+	fclose(f);
+}
+
+static int
+ox_user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int
+ox_has_tables(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1,
+	    &s, NULL) != SQLITE_OK)
+		return 1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return n > 0;
+}
+
+/* Create the schema unless present at our version; another version (or a
+ * foreign file) is reset and re-created. */
+static int
+ox_schema(sqlite3 *db, struct dbp_diag *d)
+{
+	char sql[64];
+	int v, attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (ox_exec(db, "BEGIN IMMEDIATE", d) == -1)
+			return -1;
+		if (ox_user_version(db, &v) == -1) {
+			ox_exec(db, "ROLLBACK", NULL);
+			return dbp_fail(d, "index: %s", sqlite3_errmsg(db));
+		}
+		if (v == DBP_SCHEMA_VERSION)
+			return ox_exec(db, "COMMIT", d);
+		if (v == 0 && !ox_has_tables(db)) {
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			    DBP_SCHEMA_VERSION);
+			if (ox_exec(db, dbp_schema_sql, d) == -1 ||
+			    ox_exec(db, sql, d) == -1) {
+				ox_exec(db, "ROLLBACK", NULL);
+				return -1;
+			}
+			return ox_exec(db, "COMMIT", d);
+		}
+		/* Another schema version: empty the file and start over. */
+		ox_exec(db, "ROLLBACK", NULL);
+		sqlite3_db_config(db, SQLITE_DBCONFIG_RESET_DATABASE, 1, 0);
+		v = ox_exec(db, "VACUUM", d);
+		sqlite3_db_config(db, SQLITE_DBCONFIG_RESET_DATABASE, 0, 0);
+		if (v == -1 || ox_exec(db, "PRAGMA journal_mode=WAL", d) == -1)
+			return -1;
+	}
+	return dbp_fail(d, "index: cannot create the schema");
+}
+
+int
+dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
+{
+	int oflags, v;
+	char busy[64];
+
+	*db = NULL;
+	if (flags & DBP_OPEN_MEMORY) {
+		path = ":memory:";
+		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	} else if (flags & DBP_OPEN_READONLY) {
+		if (access(path, F_OK) == -1)
+			return dbp_fail(d, "no index at %s; run dbprint-index "
+			    "first", path);
+		oflags = SQLITE_OPEN_READONLY;
+	} else {
+		if (ox_mkdirs(path) == -1)
+			return dbp_fail(d, "cannot create the directory of %s: "
+			    "%s", path, strerror(errno));
+		ox_gitignore(path);
+		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	}
+	if (sqlite3_open_v2(path, db, oflags | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		dbp_fail(d, "cannot open the index %s: %s", path,
+		    *db ? sqlite3_errmsg(*db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(*db, DBP_BUSY_TIMEOUT_MS);
+	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d",
+	    DBP_BUSY_TIMEOUT_MS);
+	if (flags & DBP_OPEN_READONLY) {
+		if (ox_user_version(*db, &v) == -1) {
+			dbp_fail(d, "cannot read the index %s: %s", path,
+			    sqlite3_errmsg(*db));
+			goto fail;
+		}
+		if (v != DBP_SCHEMA_VERSION) {
+			dbp_fail(d, "the index %s is of schema version %d, not "
+			    "%d; run dbprint-index to rebuild it", path, v,
+			    DBP_SCHEMA_VERSION);
+			goto fail;
+		}
+		return 0;
+	}
+	if (!(flags & DBP_OPEN_MEMORY) &&
+	    ox_exec(*db, "PRAGMA journal_mode=WAL", d) == -1)
+		goto fail;
+	if (ox_exec(*db, "PRAGMA synchronous=NORMAL", d) == -1 ||
+	    ox_exec(*db, busy, d) == -1 || ox_schema(*db, d) == -1)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_close(*db);
+	*db = NULL;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading what the index held                                          */
+
+static void
+ox_old_free(struct ix_map *m)
+{
+	struct ox_old *o;
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i] == NULL)
+			continue;
+		o = m->vals[i];
+		free(o->hash);
+		free(o->status);
+		free(o);
+	}
+	ix_map_free(m);
+}
+
+static int
+ox_load_old(struct ox_run *r)
+{
+	sqlite3_stmt *s;
+	struct ox_old *o;
+	int rc;
+
+	if (ox_prep(r->db, "SELECT path, dev, ino, size, mtime_ns, hash, "
+	    "status FROM files", &s, r->d) == -1)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((o = calloc(1, sizeof(*o))) == NULL)
+			break;
+		o->have_id = sqlite3_column_type(s, 1) != SQLITE_NULL;
+		o->dev = sqlite3_column_int64(s, 1);
+		o->ino = sqlite3_column_int64(s, 2);
+		o->size = sqlite3_column_int64(s, 3);
+		o->mtime = sqlite3_column_int64(s, 4);
+		o->hash = ox_col(s, 5);
+		o->status = ox_col(s, 6);
+		if (o->status == NULL || ix_map_put(&r->old,
+		    (const char *)sqlite3_column_text(s, 0), o) == -1) {
+			free(o->hash);
+			free(o->status);
+			free(o);
+			break;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: cannot read files: %s",
+		    rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(r->db));
+	return 0;
+}
+
+static void
+ox_table_free(struct ox_table *t)
+{
+	int k;
+
+	free(t->fqn);
+	free(t->dir);
+	for (k = 0; k < IX_NKINDS; k++) {
+		free(t->files[k]);
+		free(t->f[k].rel);
+		free(t->f[k].file);
+		free(t->f[k].buf);
+		cJSON_Delete(t->f[k].doc);
+		free(t->f[k].docjson);
+		free(t->f[k].error);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+static void
+ox_oldtab_free(struct ix_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i] == NULL)
+			continue;
+		ox_table_free(m->vals[i]);
+		free(m->vals[i]);
+	}
+	ix_map_free(m);
+}
+
+/* The tables and artifacts rows, as struct ox_table (files[] only), into
+ * r->oldtab; with into_plan, also as this run's plan in ord order. */
+static int
+ox_load_tables(struct ox_run *r, int into_plan)
+{
+	sqlite3_stmt *s = NULL;
+	struct ox_table *t;
+	size_t n = 0, i;
+	int rc, k;
+
+	if (ox_prep(r->db, "SELECT count(*) FROM tables", &s, r->d) == -1)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = (size_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (into_plan && n > 0 && (r->tabs = calloc(n, sizeof(*r->tabs))) ==
+	    NULL)
+		return dbp_fail(r->d, "out of memory");
+	if (ox_prep(r->db, "SELECT fqn, ord, walkable, followable, dir FROM "
+	    "tables ORDER BY ord", &s, r->d) == -1)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((t = calloc(1, sizeof(*t))) == NULL)
+			break;
+		t->fqn = ox_col(s, 0);
+		t->ord = sqlite3_column_int(s, 1);
+		t->walkable = sqlite3_column_int(s, 2);
+		t->followable = sqlite3_column_int(s, 3);
+		t->dir = ox_col(s, 4);
+		if (t->fqn == NULL || ix_map_put(&r->oldtab, t->fqn, t) == -1) {
+			ox_table_free(t);
+			free(t);
+			break;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: cannot read tables");
+	if (ox_prep(r->db, "SELECT table_fqn, kind, file FROM artifacts", &s,
+	    r->d) == -1)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		t = ix_map_get(&r->oldtab, (const char *)sqlite3_column_text(s,
+		    0));
+		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
+		if (t == NULL || k < 0 || t->files[k] != NULL)
+			continue;
+		t->files[k] = ox_col(s, 2);
+	}
+	sqlite3_finalize(s);
+	if (!into_plan)
+		return 0;
+	/* The plan: copies in ord order. */
+	for (i = 0; i < r->oldtab.cap; i++) {
+		if (r->oldtab.keys[i] == NULL)
+			continue;
+		t = r->oldtab.vals[i];
+		if (r->ntabs >= n)
+			break;
+		r->tabs[r->ntabs].fqn = strdup(t->fqn);
+		r->tabs[r->ntabs].ord = t->ord;
+		r->tabs[r->ntabs].walkable = t->walkable;
+		r->tabs[r->ntabs].dir = t->dir ? strdup(t->dir) : NULL;
+		for (k = 0; k < IX_NKINDS; k++)
+			r->tabs[r->ntabs].files[k] = t->files[k] ?
+			    strdup(t->files[k]) : NULL;
+		r->ntabs++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Looking at and reading files                                         */
+
+static int
+ox_same_id(const struct ox_old *o, const struct stat *st)
+{
+	return o != NULL && o->have_id && o->dev == (int64_t)st->st_dev &&
+	    o->ino == (int64_t)st->st_ino && o->size == (int64_t)st->st_size &&
+	    o->mtime == (int64_t)st->st_mtim.tv_sec * 1000000000 +
+	    st->st_mtim.tv_nsec;
+}
+
+/* Decide a file's outcome from its look and the previous run. */
+static void
+ox_classify(struct ox_run *r, struct ox_file *f)
+{
+	const char *was;
+
+	f->old = ix_map_get(&r->old, f->rel);
+	was = f->old != NULL ? f->old->status : NULL;
+	if (f->outside) {
+		f->look.state = IX_LOOK_OUTSIDE;
+	} else
+		ix_look(&r->safe, f->rel, &f->look);
+	switch (f->look.state) {
+	case IX_LOOK_FILE:
+		if (!r->full && ox_same_id(f->old, &f->look.st) &&
+		    strcmp(was, "absent") != 0 &&
+		    strcmp(was, "outside_root") != 0 &&
+		    strcmp(was, "unreadable") != 0)
+			f->outcome = O_UNCHANGED;
+		else if (f->look.st.st_size > DBP_MAX_FILE_BYTES)
+			f->outcome = O_CHANGED;
+		else
+			f->outcome = O_NEEDREAD;
+		break;
+	case IX_LOOK_ABSENT:
+		f->outcome = !r->full && was != NULL &&
+		    strcmp(was, "absent") == 0 ? O_UNCHANGED : O_CHANGED;
+		break;
+	case IX_LOOK_OUTSIDE:
+		f->outcome = !r->full && was != NULL &&
+		    strcmp(was, "outside_root") == 0 ? O_UNCHANGED : O_CHANGED;
+		break;
+	default:
+		f->outcome = O_CHANGED;
+		break;
+	}
+}
+
+static void
+ox_abs(const struct ox_run *r, const char *rel, char *out, size_t n)
+{
+	snprintf(out, n, "%s/%s", r->root, rel);
+}
+
+/* Read and hash a present file (no parse). 0, or -1 when unreadable (the
+ * status and error are then set). */
+static int
+ox_read(struct ox_run *r, struct ox_file *f)
+{
+	char abs[DBP_MAX_PATH];
+	struct dbp_diag d;
+	struct stat st;
+
+	if (f->buf != NULL || f->have_hash)
+		return 0;
+	ox_abs(r, f->rel, abs, sizeof(abs));
+	if (dbp_read_file(abs, DBP_MAX_FILE_BYTES, &f->buf, &f->len, &st, &d) ==
+	    -1) {
+		f->status = "unreadable";
+		f->error = strdup(d.msg);
+		f->examined = 1;
+		return -1;
+	}
+	f->look.st = st;	/* the identity of what was read */
+	dbp_hash_hex(f->buf, f->len, f->hash);
+	f->have_hash = 1;
+	return 0;
+}
+
+static char *
+ox_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+ox_msg(const char *fmt, ...)
+{
+	struct dbp_buf b;
+	va_list ap;
+	char small[DBP_DIAG_MAX];
+
+	va_start(ap, fmt);
+	vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	dbp_buf_init(&b, sizeof(small));
+	dbp_buf_adds(&b, small);
+	return dbp_buf_take(&b);
+}
+
+/* Remove each column's (and part's) sketch from a statistics document. */
+static void
+ox_strip_sketch(cJSON *doc)
+{
+	cJSON *cols, *c, *parts, *p;
+
+	cols = cJSON_GetObjectItemCaseSensitive(doc, "columns");
+	cJSON_ArrayForEach(c, (cJSON_IsObject(cols) ? cols : NULL)) {
+		if (!cJSON_IsObject(c))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "sketch");
+		parts = cJSON_GetObjectItemCaseSensitive(c, "parts");
+		cJSON_ArrayForEach(p, (cJSON_IsObject(parts) ? parts : NULL))
+			if (cJSON_IsObject(p))
+				cJSON_DeleteItemFromObjectCaseSensitive(p,
+				    "sketch");
+	}
+}
+
+/* The shape rule of a parsed document; NULL when fine, else the reason
+ * (static or in buf). */
+static const char *
+ox_shape(int kind, const cJSON *doc, char *buf, size_t n)
+{
+	const cJSON *t;
+
+	if (kind != IX_MANIFEST && kind != IX_STATS && kind != IX_RELS)
+		return NULL;
+	if (cJSON_IsNull(doc))
+		return "the file is empty";
+	if (!cJSON_IsObject(doc)) {
+		snprintf(buf, n, "expected a mapping, found %s", ix_pytype(doc));
+		return buf;
+	}
+	if (kind != IX_MANIFEST)
+		return NULL;
+	t = cJSON_GetObjectItemCaseSensitive(doc, "tables");
+	if (t == NULL || cJSON_IsObject(t))
+		return NULL;
+	snprintf(buf, n, "`tables` must be a mapping of table name to entry, "
+	    "found %s", cJSON_IsNull(t) ? "nothing" : ix_pytype(t));
+	return buf;
+}
+
+/* Compute a file's status, error and document (reading it when needed).
+ * Never touches the index. */
+static void
+ox_examine(struct ox_run *r, struct ox_file *f)
+{
+	char abs[DBP_MAX_PATH], why[256];
+	struct dbp_diag d;
+	const char *reason;
+
+	if (f->examined)
+		return;
+	f->examined = 1;
+	ox_abs(r, f->rel, abs, sizeof(abs));
+	switch (f->look.state) {
+	case IX_LOOK_OUTSIDE:
+		f->status = "outside_root";
+		f->error = ox_msg("%s: leads outside the print root %s "
+		    "(SPEC 2.5); not read", abs, r->root);
+		return;
+	case IX_LOOK_ABSENT:
+		f->status = "absent";
+		if (f->declared)
+			f->error = ox_msg("manifest references %s but file is "
+			    "absent at %s. Re-run dbprint generate.", f->file,
+			    abs);
+		return;
+	case IX_LOOK_FILE:
+		break;
+	default:
+		f->status = "unreadable";
+		f->error = ox_msg("%s: cannot read: %s", abs,
+		    f->look.err == EISDIR ? "not a regular file" :
+		    strerror(f->look.err));
+		return;
+	}
+	if (f->look.st.st_size > DBP_MAX_FILE_BYTES) {
+		f->status = "too_large";
+		f->error = ox_msg("%s: the file is %lld bytes, over the %ld-byte "
+		    "limit; not read", abs, (long long)f->look.st.st_size,
+		    (long)DBP_MAX_FILE_BYTES);
+		return;
+	}
+	f->examined = 0;
+	if (ox_read(r, f) == -1)
+		return;
+	f->examined = 1;
+	f->status = "ok";
+	if (!ix_kinds[f->kind].yaml)
+		return;
+	f->doc = dbp_ydoc_parse(f->buf, f->len, &d);
+	if (f->doc == NULL) {
+		f->status = "parse_error";
+		f->error = ox_msg("%s: YAML parse error: %s", abs, d.msg);
+		return;
+	}
+	if ((reason = ox_shape(f->kind, f->doc, why, sizeof(why))) != NULL) {
+		f->status = "shape_error";
+		f->error = ox_msg("%s: %s", abs, reason);
+	} else if ((f->kind == IX_STATS_ANNOT || f->kind == IX_RELS_ANNOT ||
+	    f->kind == IX_MANIFEST_ANNOT) &&
+	    ix_annot_check(f->kind, f->doc, &d) == -1) {
+		f->status = "schema_error";
+		f->error = ox_msg("%s: does not match its schema (SPEC 2.7): %s",
+		    abs, d.msg);
+	}
+	if (f->kind == IX_STATS)
+		ox_strip_sketch(f->doc);
+	f->docjson = dbp_json_dump(f->doc, DBP_JSON_COMPACT);
+	if (strcmp(f->status, "ok") != 0) {
+		cJSON_Delete(f->doc);
+		f->doc = NULL;
+	}
+	free(f->buf);	/* the text is no longer needed */
+	f->buf = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The plan                                                             */
+
+/* Set up table t's files from its dir and declared names; classify
+ * them; decide sigchanged against the index. */
+static int
+ox_plan_table(struct ox_run *r, struct ox_table *t)
+{
+	struct ox_table *o;
+	struct ox_file *f;
+	char *norm, *joined, *slash;
+	int k, esc, dirstate = IX_SAFE_IN, outside = 0;
+	size_t n;
+
+	o = ix_map_get(&r->oldtab, t->fqn);
+	t->isnew = o == NULL;
+	if (!t->walkable) {
+		t->followable = 0;
+		t->sigchanged = o == NULL || o->walkable;
+		t->rebuild = t->sigchanged || r->full;
+		return 0;
+	}
+	if (t->dir == NULL)
+		return dbp_fail(r->d, "out of memory");
+	norm = ix_relnorm(t->dir, &esc);
+	if (norm == NULL && !esc)
+		return dbp_fail(r->d, "out of memory");
+	if (norm == NULL)
+		outside = 1;
+	else {
+		dirstate = ix_safety_dir(&r->safe, norm);
+		outside = dirstate == IX_SAFE_OUT;
+		free(t->dir);
+		t->dir = norm;
+	}
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		if (t->files[k] == NULL)
+			continue;
+		f = &t->f[k];
+		f->kind = k;
+		f->declared = 1;
+		f->file = strdup(t->files[k]);
+		n = strlen(t->dir) + strlen(t->files[k]) + 2;
+		if (f->file == NULL || (joined = malloc(n)) == NULL)
+			return dbp_fail(r->d, "out of memory");
+		snprintf(joined, n, "%s%s%s", t->dir, t->dir[0] ? "/" : "",
+		    t->files[k]);
+		f->outside = outside;
+		if (!outside) {
+			norm = ix_relnorm(joined, &esc);
+			if (norm == NULL && !esc) {
+				free(joined);
+				return dbp_fail(r->d, "out of memory");
+			}
+			if (norm == NULL)
+				f->outside = 1;
+			else {
+				free(joined);
+				joined = norm;
+				slash = strrchr(joined, '/');
+				if (slash != NULL) {
+					*slash = '\0';
+					if (ix_safety_dir(&r->safe, joined) ==
+					    IX_SAFE_OUT)
+						f->outside = 1;
+					*slash = '/';
+				}
+			}
+		}
+		f->rel = joined;
+		ox_classify(r, f);
+		if (f->outside)
+			outside = outside || f->outside;
+		t->nfiles++;
+	}
+	/* Outside anywhere: the table is not followable and nothing of it
+	 * is read. */
+	t->followable = !outside;
+	if (outside)
+		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+			if (t->f[k].rel != NULL && !t->f[k].outside) {
+				t->f[k].outside = 1;
+				ox_classify(r, &t->f[k]);
+			}
+	if (o == NULL)
+		t->sigchanged = 1;
+	else {
+		t->sigchanged = o->followable != t->followable ||
+		    o->walkable != t->walkable ||
+		    (o->dir == NULL) != (t->dir == NULL) ||
+		    (o->dir != NULL && strcmp(o->dir, t->dir) != 0);
+		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+			if ((o->files[k] == NULL) != (t->files[k] == NULL) ||
+			    (o->files[k] != NULL &&
+			    strcmp(o->files[k], t->files[k]) != 0))
+				t->sigchanged = 1;
+	}
+	t->rebuild = r->full || t->sigchanged;
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		if (t->f[k].rel == NULL)
+			continue;
+		if (t->f[k].outcome == O_CHANGED)
+			t->rebuild = 1;
+		if (t->f[k].outcome != O_UNCHANGED)
+			t->touched = 1;
+	}
+	return 0;
+}
+
+/* The plan from a parsed manifest. */
+static int
+ox_plan_from_manifest(struct ox_run *r, cJSON *doc)
+{
+	cJSON *tabs, *e, *p, *arts, *a;
+	struct ox_table *t;
+	size_t n;
+	int k, i;
+
+	tabs = cJSON_GetObjectItemCaseSensitive(doc, "tables");
+	if (!cJSON_IsObject(tabs))
+		return 0;
+	n = (size_t)cJSON_GetArraySize(tabs);
+	if (n == 0)
+		return 0;
+	if ((r->tabs = calloc(n, sizeof(*r->tabs))) == NULL)
+		return dbp_fail(r->d, "out of memory");
+	i = 0;
+	cJSON_ArrayForEach(e, tabs) {
+		t = &r->tabs[r->ntabs++];
+		t->ord = i++;
+		t->entry = e;
+		if ((t->fqn = strdup(e->string)) == NULL)
+			return dbp_fail(r->d, "out of memory");
+		p = cJSON_GetObjectItemCaseSensitive(e, "path");
+		t->walkable = cJSON_IsObject(e) && (p == NULL ||
+		    cJSON_IsString(p));
+		if (!t->walkable)
+			continue;
+		if (cJSON_IsString(p) && p->valuestring[0] != '\0')
+			t->dir = strdup(p->valuestring);
+		else {
+			t->dir = strdup(t->fqn);
+			for (k = 0; t->dir != NULL && t->dir[k] != '\0'; k++)
+				if (t->dir[k] == '.')
+					t->dir[k] = '/';
+		}
+		arts = cJSON_GetObjectItemCaseSensitive(e, "artifacts");
+		cJSON_ArrayForEach(a, (cJSON_IsObject(arts) ? arts : NULL)) {
+			k = ix_table_kind(a->string);
+			if (k < 0 || !cJSON_IsString(a) || t->files[k] != NULL)
+				continue;
+			if ((t->files[k] = strdup(a->valuestring)) == NULL)
+				return dbp_fail(r->d, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Preparing a job (no index access; runs on worker threads)            */
+
+static void
+ox_prepare(struct ox_run *r, struct ox_table *t)
+{
+	struct ox_file *f;
+	int k, changed = 0;
+
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		f = &t->f[k];
+		if (f->rel == NULL || f->outcome != O_NEEDREAD)
+			continue;
+		if (ox_read(r, f) == -1) {
+			f->outcome = O_CHANGED;
+			changed = 1;
+		} else if (f->old != NULL && f->old->hash != NULL &&
+		    strcmp(f->old->hash, f->hash) == 0 &&
+		    strcmp(f->old->status, "absent") != 0) {
+			f->outcome = O_REHASHED;
+			free(f->buf);
+			f->buf = NULL;
+		} else {
+			f->outcome = O_CHANGED;
+			changed = 1;
+		}
+	}
+	if (changed)
+		t->rebuild = 1;
+	if (!t->rebuild || !t->followable)
+		return;
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+		if (t->f[k].rel != NULL) {
+			t->f[k].have_hash = t->f[k].have_hash &&
+			    t->f[k].buf != NULL;
+			ox_examine(r, &t->f[k]);
+		}
+}
+
+static void *
+ox_worker(void *arg)
+{
+	struct ox_run *r = arg;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->stop && r->next < r->njobs &&
+		    r->next >= r->consumed + DBP_INDEX_WINDOW)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->stop || r->next >= r->njobs) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		i = r->next++;
+		pthread_mutex_unlock(&r->mu);
+		ox_prepare(r, r->jobs[i]);
+		pthread_mutex_lock(&r->mu);
+		r->jobs[i]->done = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+
+enum {
+	S_FILE, S_FILE_ID, S_FILES_DEL_TABLE, S_ART_INS, S_TAB_UPSERT,
+	S_TAB_FOLLOW, S_TAB_DEL, S_ART_DEL_TABLE, S_NSTMT
+};
+
+static const char *const ox_sql[S_NSTMT] = {
+	[S_FILE] = "INSERT OR REPLACE INTO files (path, kind, table_fqn, dev, "
+	    "ino, size, mtime_ns, hash, status, error, doc) VALUES (?1, ?2, ?3, "
+	    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[S_FILE_ID] = "UPDATE files SET dev = ?2, ino = ?3, size = ?4, "
+	    "mtime_ns = ?5 WHERE path = ?1",
+	[S_FILES_DEL_TABLE] = "DELETE FROM files WHERE table_fqn = ?1",
+	[S_ART_INS] = "INSERT OR REPLACE INTO artifacts (table_fqn, kind, file, "
+	    "path) VALUES (?1, ?2, ?3, ?4)",
+	[S_TAB_UPSERT] = "INSERT INTO tables (fqn, ord, walkable, followable, "
+	    "type, dir, row_count, columns, profiled_at, max_age_days, entry) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+	    "ON CONFLICT (fqn) DO UPDATE SET ord = excluded.ord, "
+	    "walkable = excluded.walkable, followable = excluded.followable, "
+	    "type = excluded.type, dir = excluded.dir, "
+	    "row_count = excluded.row_count, columns = excluded.columns, "
+	    "profiled_at = excluded.profiled_at, "
+	    "max_age_days = excluded.max_age_days, entry = excluded.entry",
+	[S_TAB_FOLLOW] = "UPDATE tables SET followable = ?2 WHERE fqn = ?1",
+	[S_TAB_DEL] = "DELETE FROM tables WHERE fqn = ?1",
+	[S_ART_DEL_TABLE] = "DELETE FROM artifacts WHERE table_fqn = ?1",
+};
+
+struct ox_w {
+	sqlite3_stmt		*st[S_NSTMT];
+	struct ix_writer	*rows;
+};
+
+static void
+ox_w_close(struct ox_w *w)
+{
+	int i;
+
+	for (i = 0; i < S_NSTMT; i++)
+		sqlite3_finalize(w->st[i]);
+	ix_writer_close(w->rows);
+}
+
+static int
+ox_w_open(struct ox_run *r, struct ox_w *w)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < S_NSTMT; i++)
+		if (sqlite3_prepare_v3(r->db, ox_sql[i], -1,
+		    SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK)
+			return dbp_fail(r->d, "index: %s",
+			    sqlite3_errmsg(r->db));
+	return ix_writer_open(r->db, &w->rows, r->d);
+}
+
+static void
+ox_bind_id(sqlite3_stmt *s, int first, const struct ox_file *f)
+{
+	const struct stat *st = &f->look.st;
+
+	sqlite3_bind_int64(s, first, (sqlite3_int64)st->st_dev);
+	sqlite3_bind_int64(s, first + 1, (sqlite3_int64)st->st_ino);
+	sqlite3_bind_int64(s, first + 2, (sqlite3_int64)st->st_size);
+	sqlite3_bind_int64(s, first + 3, (sqlite3_int64)st->st_mtim.tv_sec *
+	    1000000000 + st->st_mtim.tv_nsec);
+}
+
+/* Write a file's whole row (after ox_examine). */
+static int
+ox_put_file(struct ox_run *r, struct ox_w *w, const struct ox_file *f,
+    const char *fqn)
+{
+	sqlite3_stmt *s = w->st[S_FILE];
+	int have_id = f->look.state == IX_LOOK_FILE;
+
+	sqlite3_bind_text(s, 1, f->rel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, ix_kinds[f->kind].name, -1, SQLITE_STATIC);
+	if (fqn != NULL)
+		sqlite3_bind_text(s, 3, fqn, -1, SQLITE_STATIC);
+	if (have_id)
+		ox_bind_id(s, 4, f);
+	if (f->have_hash)
+		sqlite3_bind_text(s, 8, f->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, f->status ? f->status : "unreadable", -1,
+	    SQLITE_STATIC);
+	if (f->error != NULL)
+		sqlite3_bind_text(s, 10, f->error, -1, SQLITE_STATIC);
+	if (f->docjson != NULL)
+		sqlite3_bind_text(s, 11, f->docjson, -1, SQLITE_STATIC);
+	return ox_done(r->db, s, r->d);
+}
+
+static int
+ox_put_id(struct ox_run *r, struct ox_w *w, const struct ox_file *f)
+{
+	sqlite3_stmt *s = w->st[S_FILE_ID];
+
+	sqlite3_bind_text(s, 1, f->rel, -1, SQLITE_STATIC);
+	ox_bind_id(s, 2, f);
+	return ox_done(r->db, s, r->d);
+}
+
+static void
+ox_count(struct ox_run *r, const struct ox_file *f)
+{
+	if (r->st == NULL)
+		return;
+	r->st->files_total++;
+	if (f->outcome == O_UNCHANGED)
+		r->st->files_unchanged++;
+	else if (f->outcome == O_REHASHED)
+		r->st->files_rehashed++;
+	else
+		r->st->files_parsed++;
+}
+
+/* Bind a manifest entry member: text for strings, JSON otherwise. */
+static void
+ox_bind_json(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	char *j;
+
+	if (v == NULL)
+		return;
+	if ((j = dbp_json_dump(v, DBP_JSON_COMPACT)) != NULL)
+		sqlite3_bind_text(s, i, j, -1, free);
+}
+
+static void
+ox_bind_intof(sqlite3_stmt *s, int i, const cJSON *v)
+{
+	if (ix_is_int(v))
+		sqlite3_bind_int64(s, i, ix_int(v));
+}
+
+static int
+ox_put_table_entry(struct ox_run *r, struct ox_w *w, struct ox_table *t)
+{
+	sqlite3_stmt *s = w->st[S_TAB_UPSERT];
+	const cJSON *e = t->entry;
+
+	sqlite3_bind_text(s, 1, t->fqn, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, t->ord);
+	sqlite3_bind_int(s, 3, t->walkable);
+	sqlite3_bind_int(s, 4, t->followable);
+	if (ix_str(e, "type") != NULL)
+		sqlite3_bind_text(s, 5, ix_str(e, "type"), -1, SQLITE_STATIC);
+	if (t->walkable && t->dir != NULL)
+		sqlite3_bind_text(s, 6, t->dir, -1, SQLITE_STATIC);
+	if (cJSON_IsObject(e)) {
+		ox_bind_intof(s, 7, cJSON_GetObjectItemCaseSensitive(e,
+		    "row_count"));
+		ox_bind_intof(s, 8, cJSON_GetObjectItemCaseSensitive(e,
+		    "columns"));
+		ox_bind_json(s, 9, cJSON_GetObjectItemCaseSensitive(e,
+		    "profiled_at"));
+		ox_bind_json(s, 10, cJSON_GetObjectItemCaseSensitive(e,
+		    "max_age_days"));
+	}
+	ox_bind_json(s, 11, e);
+	return ox_done(r->db, s, r->d);
+}
+
+static int
+ox_put_artifacts(struct ox_run *r, struct ox_w *w, struct ox_table *t)
+{
+	sqlite3_stmt *s = w->st[S_ART_INS];
+	int k;
+
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		if (t->files[k] == NULL)
+			continue;
+		sqlite3_bind_text(s, 1, t->fqn, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, ix_kinds[k].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, t->files[k], -1, SQLITE_STATIC);
+		if (!t->f[k].outside && t->f[k].rel != NULL)
+			sqlite3_bind_text(s, 4, t->f[k].rel, -1, SQLITE_STATIC);
+		if (ox_done(r->db, s, r->d) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *
+ox_kstatus(const struct ox_table *t, int k)
+{
+	if (t->files[k] == NULL)
+		return "undeclared";
+	return t->f[k].status != NULL ? t->f[k].status : "unreadable";
+}
+
+/* Write one table after its preparation. */
+static int
+ox_write_table(struct ox_run *r, struct ox_w *w, struct ox_table *t)
+{
+	struct ix_tdocs td;
+	long ncols = 0;
+	int k;
+
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+		if (t->f[k].rel != NULL)
+			ox_count(r, &t->f[k]);
+	if (!t->rebuild) {
+		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+			if (t->f[k].outcome == O_REHASHED &&
+			    ox_put_id(r, w, &t->f[k]) == -1)
+				return -1;
+		if (t->touched)
+			r->changed = 1;
+		return 0;
+	}
+	r->changed = 1;
+	if (!t->isnew) {
+		if (ix_writer_forget(w->rows, t->fqn, r->d) == -1)
+			return -1;
+		sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, t->fqn, -1,
+		    SQLITE_STATIC);
+		if (ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d) == -1)
+			return -1;
+	}
+	if (!r->manifest_parsed) {
+		sqlite3_bind_text(w->st[S_TAB_FOLLOW], 1, t->fqn, -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_int(w->st[S_TAB_FOLLOW], 2, t->followable);
+		if (ox_done(r->db, w->st[S_TAB_FOLLOW], r->d) == -1)
+			return -1;
+		sqlite3_bind_text(w->st[S_ART_DEL_TABLE], 1, t->fqn, -1,
+		    SQLITE_STATIC);
+		if (ox_done(r->db, w->st[S_ART_DEL_TABLE], r->d) == -1 ||
+		    ox_put_artifacts(r, w, t) == -1)
+			return -1;
+	}
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		if (t->f[k].rel == NULL)
+			continue;
+		ox_examine(r, &t->f[k]);
+		if (ox_put_file(r, w, &t->f[k], t->fqn) == -1)
+			return -1;
+	}
+	if (!t->walkable)
+		return 0;
+	memset(&td, 0, sizeof(td));
+	td.fqn = t->fqn;
+	td.stats = t->f[IX_STATS].doc;
+	td.sannot = t->f[IX_STATS_ANNOT].doc;
+	td.rels = t->f[IX_RELS].doc;
+	td.rannot = t->f[IX_RELS_ANNOT].doc;
+	td.stats_status = ox_kstatus(t, IX_STATS);
+	td.annot_status = ox_kstatus(t, IX_STATS_ANNOT);
+	if (ix_writer_table(w->rows, &td, &ncols, r->d) == -1)
+		return -1;
+	return 0;
+}
+
+/* Free what a written table no longer needs. */
+static void
+ox_release_job(struct ox_table *t)
+{
+	int k;
+
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		free(t->f[k].buf);
+		t->f[k].buf = NULL;
+		cJSON_Delete(t->f[k].doc);
+		t->f[k].doc = NULL;
+		free(t->f[k].docjson);
+		t->f[k].docjson = NULL;
+	}
+}
+
+/* Run the jobs: workers prepare, this thread writes in order. */
+static int
+ox_run_jobs(struct ox_run *r, struct ox_w *w)
+{
+	pthread_t th[DBP_MAX_WORKERS];
+	long ncpu;
+	size_t i;
+	int nth = 0, k, rc = 0;
+
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (r->njobs >= DBP_PARALLEL_MIN_JOBS && ncpu > 1) {
+		nth = ncpu > DBP_MAX_WORKERS ? DBP_MAX_WORKERS : (int)ncpu;
+		pthread_mutex_init(&r->mu, NULL);
+		pthread_cond_init(&r->cv, NULL);
+		for (k = 0; k < nth; k++)
+			if (pthread_create(&th[k], NULL, ox_worker, r) != 0)
+				break;
+		nth = k;
+	}
+	for (i = 0; i < r->njobs; i++) {
+		if (nth == 0)
+			ox_prepare(r, r->jobs[i]);
+		else {
+			/* Workers take jobs in order and never run further
+			 * than the window past this one, so it comes. */
+			pthread_mutex_lock(&r->mu);
+			while (!r->jobs[i]->done)
+				pthread_cond_wait(&r->cv, &r->mu);
+			pthread_mutex_unlock(&r->mu);
+		}
+		if (rc == 0 && ox_write_table(r, w, r->jobs[i]) == -1)
+			rc = -1;
+		ox_release_job(r->jobs[i]);
+		if (nth > 0) {
+			pthread_mutex_lock(&r->mu);
+			r->consumed = i + 1;
+			if (rc == -1)
+				r->stop = 1;
+			pthread_cond_broadcast(&r->cv);
+			pthread_mutex_unlock(&r->mu);
+		}
+		if (dbp_index_progress != NULL && (i % 256 == 0 ||
+		    i + 1 == r->njobs))
+			dbp_index_progress((long)i + 1, (long)r->njobs);
+		if (rc == -1 && nth == 0)
+			break;
+	}
+	if (nth > 0) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		for (k = 0; k < nth; k++)
+			pthread_join(th[k], NULL);
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection files                                                     */
+
+static int
+ox_conn_files(struct ox_run *r)
+{
+	struct ox_file *f;
+	int k;
+
+	for (k = 0; k < IX_FIRST_TABLE_KIND; k++) {
+		f = &r->cf[k];
+		f->kind = k;
+		f->file = strdup(ix_kinds[k].file);
+		f->rel = strdup(ix_kinds[k].file);
+		if (f->file == NULL || f->rel == NULL)
+			return dbp_fail(r->d, "out of memory");
+		f->declared = k == IX_MANIFEST;
+		ox_classify(r, f);
+		if (f->outcome == O_NEEDREAD) {
+			if (ox_read(r, f) == -1)
+				f->outcome = O_CHANGED;
+			else if (f->old != NULL && f->old->hash != NULL &&
+			    strcmp(f->old->hash, f->hash) == 0 &&
+			    strcmp(f->old->status, "absent") != 0) {
+				f->outcome = O_REHASHED;
+				free(f->buf);
+				f->buf = NULL;
+			} else
+				f->outcome = O_CHANGED;
+		}
+	}
+	return 0;
+}
+
+static int
+ox_write_conn_files(struct ox_run *r, struct ox_w *w)
+{
+	static const char del[] = "DELETE FROM connection_notes";
+	sqlite3_stmt *s;
+	struct ox_file *f;
+	const cJSON *notes, *it;
+	int k, ord = 0;
+
+	for (k = 0; k < IX_FIRST_TABLE_KIND; k++) {
+		f = &r->cf[k];
+		ox_count(r, f);
+		if (f->outcome == O_UNCHANGED)
+			continue;
+		r->changed = 1;
+		if (f->outcome == O_REHASHED) {
+			if (ox_put_id(r, w, f) == -1)
+				return -1;
+			continue;
+		}
+		ox_examine(r, f);
+		if (ox_put_file(r, w, f, NULL) == -1)
+			return -1;
+		if (k != IX_MANIFEST_ANNOT)
+			continue;
+		if (ox_exec(r->db, del, r->d) == -1)
+			return -1;
+		notes = f->doc != NULL ?
+		    cJSON_GetObjectItemCaseSensitive(f->doc, "notes") : NULL;
+		if (ox_prep(r->db, "INSERT INTO connection_notes (ord, note) "
+		    "VALUES (?1, ?2)", &s, r->d) == -1)
+			return -1;
+		if (cJSON_IsString(notes) && notes->valuestring[0] != '\0') {
+			sqlite3_bind_int(s, 1, ord++);
+			sqlite3_bind_text(s, 2, notes->valuestring, -1,
+			    SQLITE_STATIC);
+			if (ox_done(r->db, s, r->d) == -1)
+				goto fail;
+		}
+		cJSON_ArrayForEach(it, (cJSON_IsArray(notes) ? notes : NULL)) {
+			if (!cJSON_IsString(it))
+				continue;
+			sqlite3_bind_int(s, 1, ord++);
+			sqlite3_bind_text(s, 2, it->valuestring, -1,
+			    SQLITE_STATIC);
+			if (ox_done(r->db, s, r->d) == -1)
+				goto fail;
+		}
+		sqlite3_finalize(s);
+	}
+	return 0;
+fail:
+	sqlite3_finalize(s);
+	return -1;
+}
+
+/* Rewrite the manifest-derived rows: tables (manifest columns), the
+ * artifacts, failed_tables; drop tables no longer listed. */
+static int
+ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
+{
+	sqlite3_stmt *s;
+	struct ix_map now = { 0 };
+	const cJSON *ft, *it;
+	size_t i;
+	int ord = 0, rc = -1;
+
+	for (i = 0; i < r->ntabs; i++)
+		if (ix_map_put(&now, r->tabs[i].fqn, &r->tabs[i]) == -1)
+			goto out;
+	/* Tables gone from the manifest. */
+	for (i = 0; i < r->oldtab.cap; i++) {
+		if (r->oldtab.keys[i] == NULL ||
+		    ix_map_get(&now, r->oldtab.keys[i]) != NULL)
+			continue;
+		if (ix_writer_forget(w->rows, r->oldtab.keys[i], r->d) == -1)
+			goto out;
+		sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, r->oldtab.keys[i],
+		    -1, SQLITE_STATIC);
+		if (ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d) == -1)
+			goto out;
+		sqlite3_bind_text(w->st[S_TAB_DEL], 1, r->oldtab.keys[i], -1,
+		    SQLITE_STATIC);
+		if (ox_done(r->db, w->st[S_TAB_DEL], r->d) == -1)
+			goto out;
+	}
+	if (ox_exec(r->db, "DELETE FROM artifacts; DELETE FROM failed_tables",
+	    r->d) == -1)
+		goto out;
+	for (i = 0; i < r->ntabs; i++)
+		if (ox_put_table_entry(r, w, &r->tabs[i]) == -1 ||
+		    ox_put_artifacts(r, w, &r->tabs[i]) == -1)
+			goto out;
+	ft = doc != NULL ? cJSON_GetObjectItemCaseSensitive(doc,
+	    "failed_tables") : NULL;
+	if (ox_prep(r->db, "INSERT INTO failed_tables (ord, fqn) VALUES "
+	    "(?1, ?2)", &s, r->d) == -1)
+		goto out;
+	cJSON_ArrayForEach(it, (cJSON_IsArray(ft) ? ft : NULL)) {
+		if (!cJSON_IsString(it))
+			continue;
+		sqlite3_bind_int(s, 1, ord++);
+		sqlite3_bind_text(s, 2, it->valuestring, -1, SQLITE_STATIC);
+		if (ox_done(r->db, s, r->d) == -1) {
+			sqlite3_finalize(s);
+			goto out;
+		}
+	}
+	sqlite3_finalize(s);
+	rc = 0;
+out:
+	ix_map_free(&now);
+	return rc;
+}
+
+/* meta rows, print_version over every file's path and hash. */
+static int
+ox_write_meta(struct ox_run *r)
+{
+	XXH3_state_t *h;
+	XXH128_hash_t v;
+	sqlite3_stmt *s;
+	char ver[33], when[32], sv[16];
+	const unsigned char *p;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	if ((h = XXH3_createState()) == NULL)
+		return dbp_fail(r->d, "out of memory");
+	XXH3_128bits_reset(h);
+	if (ox_prep(r->db, "SELECT path, coalesce(hash, status) FROM files "
+	    "ORDER BY path", &s, r->d) == -1) {
+		XXH3_freeState(h);
+		return -1;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		p = sqlite3_column_text(s, 0);
+		XXH3_128bits_update(h, p, (size_t)sqlite3_column_bytes(s, 0));
+		XXH3_128bits_update(h, "\t", 1);
+		p = sqlite3_column_text(s, 1);
+		XXH3_128bits_update(h, p, (size_t)sqlite3_column_bytes(s, 1));
+		XXH3_128bits_update(h, "\n", 1);
+	}
+	sqlite3_finalize(s);
+	v = XXH3_128bits_digest(h);
+	XXH3_freeState(h);
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: %s", sqlite3_errmsg(r->db));
+	snprintf(ver, sizeof(ver), "%016llx%016llx",
+	    (unsigned long long)v.high64, (unsigned long long)v.low64);
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(sv, sizeof(sv), "%d", DBP_SCHEMA_VERSION);
+	if (ox_prep(r->db, "INSERT OR REPLACE INTO meta (key, value) VALUES "
+	    "('schema_version', ?1), ('connection', ?2), ('print_root', ?3), "
+	    "('print_version', ?4), ('indexed_at', ?5), ('tool_version', ?6)",
+	    &s, r->d) == -1)
+		return -1;
+	sqlite3_bind_text(s, 1, sv, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, r->conn, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, r->root, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, ver, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, when, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, DBP_VERSION, -1, SQLITE_STATIC);
+	rc = ox_done(r->db, s, r->d);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Connection and root unchanged?  A different root or name rebuilds. */
+static int
+ox_meta_matches(struct ox_run *r)
+{
+	sqlite3_stmt *s;
+	int ok = 0;
+
+	if (ox_prep(r->db, "SELECT (SELECT value FROM meta WHERE key = "
+	    "'connection') = ?1 AND (SELECT value FROM meta WHERE key = "
+	    "'print_root') = ?2", &s, r->d) == -1)
+		return 0;
+	sqlite3_bind_text(s, 1, r->conn, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, r->root, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		ok = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return ok;
+}
+
+static int
+ox_wipe(struct ox_run *r)
+{
+	return ox_exec(r->db, "DELETE FROM meta; DELETE FROM files; "
+	    "DELETE FROM tables; DELETE FROM failed_tables; "
+	    "DELETE FROM artifacts; DELETE FROM columns; "
+	    "DELETE FROM column_values; DELETE FROM value_trigrams; "
+	    "DELETE FROM value_notes; DELETE FROM edges; "
+	    "DELETE FROM connection_notes; DELETE FROM column_text", r->d);
+}
+
+static int
+ox_collect(struct ox_run *r)
+{
+	struct dbp_stats *st = r->st;
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	struct dbp_error *ne;
+	int rc;
+
+	if (st == NULL)
+		return 0;
+	if (ox_prep(r->db, "SELECT (SELECT count(*) FROM tables), "
+	    "(SELECT count(*) FROM columns)", &s, r->d) == -1)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		st->tables = sqlite3_column_int64(s, 0);
+		st->columns = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (ox_prep(r->db, "SELECT path, error FROM files WHERE error IS NOT "
+	    "NULL ORDER BY path", &s, r->d) == -1)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (st->nerrors == cap) {
+			cap = cap ? cap * 2 : 16;
+			ne = realloc(st->errors, cap * sizeof(*ne));
+			if (ne == NULL)
+				break;
+			st->errors = ne;
+		}
+		st->errors[st->nerrors].path = ox_col(s, 0);
+		st->errors[st->nerrors].message = ox_col(s, 1);
+		st->nerrors++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static void
+ox_run_free(struct ox_run *r)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->ntabs; i++)
+		ox_table_free(&r->tabs[i]);
+	free(r->tabs);
+	free(r->jobs);
+	for (k = 0; k < IX_FIRST_TABLE_KIND; k++) {
+		free(r->cf[k].rel);
+		free(r->cf[k].file);
+		free(r->cf[k].buf);
+		cJSON_Delete(r->cf[k].doc);
+		free(r->cf[k].docjson);
+		free(r->cf[k].error);
+	}
+	ox_old_free(&r->old);
+	ox_oldtab_free(&r->oldtab);
+	ix_safety_free(&r->safe);
+}
+
+/* Whether the manifest declares manifest.annotations.yaml: an absent
+ * declared file is an error, an absent undeclared one is not. */
+static void
+ox_annot_declared(struct ox_run *r)
+{
+	struct ox_file *mf = &r->cf[IX_MANIFEST], *af = &r->cf[IX_MANIFEST_ANNOT];
+	const cJSON *v;
+	sqlite3_stmt *s;
+
+	if (r->manifest_parsed) {
+		v = mf->doc != NULL ? cJSON_GetObjectItemCaseSensitive(mf->doc,
+		    "manifest_annotations") : NULL;
+		af->declared = v != NULL && !cJSON_IsNull(v);
+		/* The declaration may have changed: re-examine an absence. */
+		if (af->look.state == IX_LOOK_ABSENT)
+			af->outcome = O_CHANGED;
+		return;
+	}
+	if (sqlite3_prepare_v2(r->db, "SELECT json_extract(doc, "
+	    "'$.manifest_annotations') IS NOT NULL FROM files WHERE path = "
+	    "'manifest.yaml'", -1, &s, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		af->declared = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+}
+
+/* The body of update and refresh.  filter: only these tables (NULL: all);
+ * a changed manifest widens it to all. */
+static int
+ox_update(sqlite3 *db, const char *connection, const char *print_root,
+    int full, struct ix_map *filter, struct dbp_stats *st, int *changed,
+    struct dbp_diag *d)
+{
+	struct ox_run r;
+	struct ox_w w;
+	struct ox_file *mf;
+	size_t i;
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	memset(&w, 0, sizeof(w));
+	r.db = db;
+	r.conn = connection;
+	r.root = print_root;
+	r.full = full;
+	r.st = st;
+	r.d = d;
+	if (st != NULL)
+		memset(st, 0, sizeof(*st));
+	if (ix_safety_init(&r.safe, print_root) == -1)
+		return dbp_fail(d, "out of memory");
+	if (ox_exec(db, "BEGIN IMMEDIATE", d) == -1) {
+		ix_safety_free(&r.safe);
+		return -1;
+	}
+	if (!r.full && !ox_meta_matches(&r))
+		r.full = 1;
+	if (r.full && ox_wipe(&r) == -1)
+		goto out;
+	if (!r.full && ox_load_old(&r) == -1)
+		goto out;
+	if (ox_conn_files(&r) == -1)
+		goto out;
+	mf = &r.cf[IX_MANIFEST];
+	if (mf->outcome == O_CHANGED) {
+		r.manifest_parsed = 1;
+		ox_examine(&r, mf);
+		if (ox_load_tables(&r, 0) == -1)
+			goto out;
+		if (mf->doc != NULL && ox_plan_from_manifest(&r, mf->doc) == -1)
+			goto out;
+		filter = NULL;
+	} else if (ox_load_tables(&r, 1) == -1)
+		goto out;
+	r.filter = filter;
+	ox_annot_declared(&r);
+	if (ox_w_open(&r, &w) == -1)
+		goto out;
+	if ((r.jobs = calloc(r.ntabs + 1, sizeof(*r.jobs))) == NULL) {
+		dbp_fail(d, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r.ntabs; i++) {
+		if (filter != NULL && ix_map_get(filter, r.tabs[i].fqn) == NULL)
+			continue;
+		if (ox_plan_table(&r, &r.tabs[i]) == -1)
+			goto out;
+		if (r.tabs[i].rebuild || r.tabs[i].touched)
+			r.jobs[r.njobs++] = &r.tabs[i];
+		else if (st != NULL)
+			st->files_total += r.tabs[i].nfiles,
+			    st->files_unchanged += r.tabs[i].nfiles;
+	}
+	if (ox_write_conn_files(&r, &w) == -1)
+		goto out;
+	if (r.manifest_parsed && ox_write_manifest(&r, &w, mf->doc) == -1)
+		goto out;
+	if (ox_run_jobs(&r, &w) == -1)
+		goto out;
+	if (r.changed && ox_write_meta(&r) == -1)
+		goto out;
+	if (ox_collect(&r) == -1)
+		goto out;
+	ox_w_close(&w);
+	memset(&w, 0, sizeof(w));
+	if (ox_exec(db, "COMMIT", d) == -1)
+		goto out;
+	if (changed != NULL)
+		*changed = r.changed;
+	rc = 0;
+out:
+	ox_w_close(&w);
+	if (rc == -1) {
+		ox_exec(db, "ROLLBACK", NULL);
+		if (st != NULL)
+			dbp_stats_release(st);
+	}
+	ox_run_free(&r);
+	return rc;
+}
+
+int
+dbp_index_update(sqlite3 *db, const char *connection, const char *print_root,
+    int full, struct dbp_stats *st, struct dbp_diag *d)
+{
+	return ox_update(db, connection, print_root, full, NULL, st, NULL, d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Refresh and digests                                                  */
+
+int
+dbp_index_refresh(sqlite3 *db, const char *connection, const char *print_root,
+    const char *const *paths, size_t npaths, int *changed, struct dbp_diag *d)
+{
+	sqlite3_stmt *s;
+	struct ix_map filter = { 0 };
+	struct stat sb;
+	char abs[DBP_MAX_PATH];
+	const char *status, *fqn;
+	size_t i;
+	int whole = 0, any = 0, present, rc;
+
+	*changed = 0;
+	if (ox_prep(db, "SELECT dev, ino, size, mtime_ns, status, table_fqn, "
+	    "kind FROM files WHERE path = ?1", &s, d) == -1)
+		return -1;
+	for (i = 0; i < npaths && !whole; i++) {
+		snprintf(abs, sizeof(abs), "%s/%s", print_root, paths[i]);
+		present = stat(abs, &sb) == 0 && S_ISREG(sb.st_mode);
+		sqlite3_bind_text(s, 1, paths[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(s);
+			if (present)
+				whole = 1;	/* a file the index never saw */
+			continue;
+		}
+		status = (const char *)sqlite3_column_text(s, 4);
+		fqn = (const char *)sqlite3_column_text(s, 5);
+		if (strcmp(status, "outside_root") == 0) {
+			sqlite3_reset(s);
+			continue;
+		}
+		if (!present ? strcmp(status, "absent") != 0 :
+		    (sqlite3_column_type(s, 0) == SQLITE_NULL ||
+		    sqlite3_column_int64(s, 0) != (sqlite3_int64)sb.st_dev ||
+		    sqlite3_column_int64(s, 1) != (sqlite3_int64)sb.st_ino ||
+		    sqlite3_column_int64(s, 2) != (sqlite3_int64)sb.st_size ||
+		    sqlite3_column_int64(s, 3) != (sqlite3_int64)sb.st_mtim.tv_sec *
+		    1000000000 + sb.st_mtim.tv_nsec)) {
+			any = 1;
+			if (fqn == NULL)
+				whole = 1;	/* manifest or another connection file */
+			else if (ix_map_put(&filter, fqn, &filter) == -1)
+				whole = 1;
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	if (!any && !whole) {
+		ix_map_free(&filter);
+		return 0;
+	}
+	rc = ox_update(db, connection, print_root, 0, whole ? NULL : &filter,
+	    NULL, changed, d);
+	ix_map_free(&filter);
+	return rc;
+}
+
+static int
+ox_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
+    char out[17], struct dbp_diag *d)
+{
+	const char **sorted;
+	sqlite3_stmt *s;
+	XXH3_state_t *h;
+	const unsigned char *hash;
+	size_t i;
+
+	if ((sorted = calloc(npaths + 1, sizeof(*sorted))) == NULL)
+		return dbp_fail(d, "out of memory");
+	for (i = 0; i < npaths; i++)
+		sorted[i] = paths[i];
+	qsort(sorted, npaths, sizeof(*sorted), ox_cmp);
+	if (ox_prep(db, "SELECT coalesce(hash, status) FROM files WHERE "
+	    "path = ?1", &s, d) == -1) {
+		free(sorted);
+		return -1;
+	}
+	if ((h = XXH3_createState()) == NULL) {
+		sqlite3_finalize(s);
+		free(sorted);
+		return dbp_fail(d, "out of memory");
+	}
+	XXH3_64bits_reset(h);
+	for (i = 0; i < npaths; i++) {
+		if (i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
+			continue;
+		sqlite3_bind_text(s, 1, sorted[i], -1, SQLITE_STATIC);
+		hash = sqlite3_step(s) == SQLITE_ROW ?
+		    sqlite3_column_text(s, 0) : NULL;
+		XXH3_64bits_update(h, sorted[i], strlen(sorted[i]));
+		XXH3_64bits_update(h, ":", 1);
+		if (hash == NULL)
+			hash = (const unsigned char *)"absent";
+		XXH3_64bits_update(h, hash, strlen((const char *)hash));
+		XXH3_64bits_update(h, "\n", 1);
+		sqlite3_reset(s);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(h));
+	XXH3_freeState(h);
+	sqlite3_finalize(s);
+	free(sorted);
+	return 0;
+}
+
+void
+dbp_stats_release(struct dbp_stats *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->nerrors; i++) {
+		free(st->errors[i].path);
+		free(st->errors[i].message);
+	}
+	free(st->errors);
+	st->errors = NULL;
+	st->nerrors = 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * ix.h - internals shared by the indexer's own files (config.c, ixutil.c,
+ * print.c, annot.c, fill.c, index.c).  Nothing outside indexer/ includes
+ * it; the public interface is dbprint.h.
+ */
+#ifndef DBPRINT_IX_H
+#define DBPRINT_IX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dbprint.h"
+
+/* ------------------------------------------------------------------ */
+/* Small helpers (ixutil.c)                                             */
+
+/* Python's type(x).__name__ of a parsed YAML value: NoneType, bool, int,
+ * float, str, list, dict.  NULL counts as NoneType. */
+const char	*ix_pytype(const cJSON *v);
+
+/* 1 when v is a number spelled as an integer (YAML int, not a bool). */
+int	 ix_is_int(const cJSON *v);
+/* The integer value of an ix_is_int() number, clamped to int64. */
+int64_t	 ix_int(const cJSON *v);
+
+/* The member key of object o when it is a string, else NULL. */
+const char	*ix_str(const cJSON *o, const char *key);
+
+/* Python truthiness of a parsed value (bool(x)). */
+int	 ix_truthy(const cJSON *v);
+
+/* Python's " ".join(s.split()): whitespace runs collapsed to one space,
+ * ends trimmed.  malloc'd, caller frees; NULL on OOM. */
+char	*ix_collapse(const char *s);
+
+/* Strip ASCII spaces (U+0020 only) from both ends, then lower-case as
+ * Python's str.lower() does (ASCII, Latin-1 and the other simple
+ * one-to-one mappings; U+0130 becomes "i" + U+0307).  malloc'd, caller
+ * frees; NULL on OOM.  Invalid UTF-8 bytes are kept as they are. */
+char	*ix_fold(const char *s);
+
+/* Normalise a relative '/'-separated path lexically: drop "." and empty
+ * steps, resolve "..".  Returns a malloc'd path (caller frees), "" for the
+ * root itself, or NULL when it is absolute or climbs above the root
+ * (*escapes set to 1) or on OOM (*escapes 0). */
+char	*ix_relnorm(const char *p, int *escapes);
+
+/* A string -> pointer hash map with string keys copied in. */
+struct ix_map {
+	char	**keys;
+	void	**vals;
+	size_t	  cap;		/* power of two, or 0 */
+	size_t	  n;
+};
+/* Look up key; NULL when absent. */
+void	*ix_map_get(const struct ix_map *m, const char *key);
+/* Insert or replace; -1 on OOM. */
+int	 ix_map_put(struct ix_map *m, const char *key, void *val);
+/* Free keys and tables (not the values). */
+void	 ix_map_free(struct ix_map *m);
+
+/* ------------------------------------------------------------------ */
+/* Kinds of print file (print.c)                                        */
+
+enum ix_kind {
+	IX_MANIFEST, IX_MANIFEST_ANNOT, IX_DIFF, IX_READING,
+	IX_DDL, IX_STATS, IX_RELS, IX_DESC, IX_STATS_ANNOT, IX_RELS_ANNOT,
+	IX_NKINDS
+};
+#define IX_FIRST_TABLE_KIND	IX_DDL
+
+struct ix_kinddef {
+	const char	*name;		/* files.kind / manifest artifacts key */
+	const char	*file;		/* canonical file name */
+	int		 yaml;		/* parsed as YAML */
+};
+extern const struct ix_kinddef ix_kinds[IX_NKINDS];
+/* The kind named name among the table kinds, or -1. */
+int	 ix_table_kind(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Path safety (print.c)                                                */
+
+/* Remembers, per directory relative to the print root, whether it stays
+ * inside the root once symlinks are followed, so a run lstat()s each
+ * directory once. */
+struct ix_safety {
+	char		*root;		/* the print root as given */
+	char		*real;		/* realpath of the root, or NULL */
+	struct ix_map	 dirs;		/* rel dir -> IX_SAFE_* (as pointer) */
+};
+#define IX_SAFE_IN	1	/* exists, inside */
+#define IX_SAFE_OUT	2	/* resolves outside the root */
+#define IX_SAFE_MISSING	3	/* does not exist (or not a directory) */
+
+int	 ix_safety_init(struct ix_safety *s, const char *root);
+void	 ix_safety_free(struct ix_safety *s);
+/* Check the normalised relative directory rel ("" = root): IX_SAFE_*. */
+int	 ix_safety_dir(struct ix_safety *s, const char *rel);
+
+/* Result of looking at one file on disk. */
+struct ix_look {
+	int		 state;		/* IX_LOOK_* */
+	struct stat	 st;		/* of the target, when IX_LOOK_FILE */
+	int		 err;		/* errno for IX_LOOK_ERROR */
+};
+#define IX_LOOK_FILE	1	/* a regular file inside the root */
+#define IX_LOOK_ABSENT	2
+#define IX_LOOK_OUTSIDE	3	/* a symlink leading outside the root */
+#define IX_LOOK_ERROR	4	/* not a regular file, or stat failed */
+
+/* lstat root/rel (rel normalised, its directory already checked); a
+ * symlink is followed only when its target stays inside the root. */
+void	 ix_look(struct ix_safety *s, const char *rel, struct ix_look *out);
+
+/* ------------------------------------------------------------------ */
+/* Annotation-file schemas (annot.c)                                    */
+
+/* Validate a parsed annotation document of the given kind against our
+ * reading of its JSON schema (unknown keys tolerated).  0 when it
+ * matches; -1 with the message "<address>: <message>" in d. */
+int	 ix_annot_check(int kind, const cJSON *doc, struct dbp_diag *d);
+
+/* ------------------------------------------------------------------ */
+/* Per-table rows (fill.c)                                              */
+
+/* What the writer knows about one table's files once read and parsed. */
+struct ix_tdocs {
+	const char	*fqn;
+	const cJSON	*stats;		/* NULL unless parsed and a mapping */
+	const cJSON	*sannot;	/* NULL unless valid */
+	const cJSON	*rels;
+	const cJSON	*rannot;
+	const char	*stats_status;	/* NULL when undeclared */
+	const char	*annot_status;
+};
+
+struct ix_writer;	/* prepared statements of one run (fill.c) */
+
+int	 ix_writer_open(sqlite3 *db, struct ix_writer **w, struct dbp_diag *d);
+void	 ix_writer_close(struct ix_writer *w);
+/* Delete every row derived from table fqn's files (not its files rows). */
+int	 ix_writer_forget(struct ix_writer *w, const char *fqn,
+	    struct dbp_diag *d);
+/* Insert the rows derived from one table's parsed files and update the
+ * statistics columns of its tables row.  *ncols gets the columns added. */
+int	 ix_writer_table(struct ix_writer *w, const struct ix_tdocs *t,
+	    long *ncols, struct dbp_diag *d);
+/* Value lists longer than this get trigrams (value_trigrams). */
+#define IX_TRIGRAM_MIN_VALUES	DBP_TRIGRAM_MIN_VALUES
+
+#endif /* DBPRINT_IX_H */

@@ -1,0 +1,392 @@
+/*
+ * ixutil.c - small helpers of the indexer: Python type names and
+ * truthiness of parsed YAML values, whitespace collapsing, the
+ * resolve_value normalization key (fold), lexical path normalisation and
+ * a string-keyed hash map.
+ */
+#include <locale.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wctype.h>
+
+#include <xxhash.h>
+
+#include "ix.h"
+
+const char *
+ix_pytype(const cJSON *v)
+{
+	if (v == NULL || cJSON_IsNull(v))
+		return "NoneType";
+	if (cJSON_IsBool(v))
+		return "bool";
+	if (cJSON_IsNumber(v))
+		return ix_is_int(v) ? "int" : "float";
+	if (cJSON_IsString(v))
+		return "str";
+	if (cJSON_IsArray(v))
+		return "list";
+	if (cJSON_IsObject(v))
+		return "dict";
+	return "object";
+}
+
+int
+ix_is_int(const cJSON *v)
+{
+	const char *s;
+
+	if (!cJSON_IsNumber(v))
+		return 0;
+	s = dbp_num_text(v);
+	if (*s == '-' || *s == '+')
+		s++;
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+int64_t
+ix_int(const cJSON *v)
+{
+	const char *s = dbp_num_text(v);
+	long long x;
+
+	x = strtoll(s, NULL, 10);	/* saturates at LLONG_MIN/MAX */
+	return (int64_t)x;
+}
+
+const char *
+ix_str(const cJSON *o, const char *key)
+{
+	const cJSON *v;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+ix_truthy(const cJSON *v)
+{
+	if (v == NULL || cJSON_IsNull(v) || cJSON_IsFalse(v))
+		return 0;
+	if (cJSON_IsTrue(v))
+		return 1;
+	if (cJSON_IsNumber(v))
+		return v->valuedouble != 0.0;
+	if (cJSON_IsString(v))
+		return v->valuestring[0] != '\0';
+	if (cJSON_IsArray(v) || cJSON_IsObject(v))
+		return v->child != NULL;
+	return 1;
+}
+
+/* Python str.split() whitespace, ASCII part plus the C1/Unicode spaces
+ * that matter in notes (NBSP and friends are matched on their UTF-8). */
+static size_t
+ix_space_len(const unsigned char *p)
+{
+	if (*p == ' ' || (*p >= '\t' && *p <= '\r') || (*p >= 0x1c &&
+	    *p <= 0x1f))
+		return 1;
+	if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+		return 2;
+	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8a) ||
+	    p[2] == 0xa8 || p[2] == 0xa9 || p[2] == 0xaf))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+		return 3;
+	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
+		return 3;
+	if (p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80)
+		return 3;
+	return 0;
+}
+
+char *
+ix_collapse(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out, *o;
+	size_t n;
+	int pending = 0;
+
+	if ((out = malloc(strlen(s) + 1)) == NULL)
+		return NULL;
+	o = out;
+	while (*p != '\0') {
+		n = ix_space_len(p);
+		if (n > 0) {
+			pending = o != out;
+			p += n;
+			continue;
+		}
+		if (pending)
+			*o++ = ' ';
+		pending = 0;
+		*o++ = (char)*p++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* fold: strip ASCII spaces, then Python str.lower()                    */
+
+static pthread_once_t	 ix_loc_once = PTHREAD_ONCE_INIT;
+static locale_t		 ix_loc = (locale_t)0;
+
+static void
+ix_loc_init(void)
+{
+	ix_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/* Decode one UTF-8 sequence at p (n bytes left); *cp the code point, the
+ * return its length, 0 when invalid. */
+static size_t
+ix_utf8_dec(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t c;
+	size_t len, i;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		c = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		c = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		c = p[0] & 0x07;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 ||
+	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static size_t
+ix_utf8_enc(uint32_t c, char *o)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | (c >> 6));
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | (c >> 12));
+		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (c >> 18));
+	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+static uint32_t
+ix_lower(uint32_t c)
+{
+	if (c < 0x80)
+		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	if (ix_loc != (locale_t)0)
+		return (uint32_t)towlower_l((wint_t)c, ix_loc);
+	/* Without a UTF-8 locale: Latin-1 only. */
+	if ((c >= 0xc0 && c <= 0xde && c != 0xd7))
+		return c + 32;
+	return c;
+}
+
+char *
+ix_fold(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), len;
+	uint32_t c;
+	char *out, *o;
+
+	pthread_once(&ix_loc_once, ix_loc_init);
+	while (n > 0 && p[0] == ' ') {
+		p++;
+		n--;
+	}
+	while (n > 0 && p[n - 1] == ' ')
+		n--;
+	/* Lower-casing never grows a UTF-8 sequence by more than one byte
+	 * per code point (U+0130 -> 3 bytes from 2). */
+	if ((out = malloc(n * 2 + 1)) == NULL)
+		return NULL;
+	o = out;
+	while (n > 0) {
+		len = ix_utf8_dec(p, n, &c);
+		if (len == 0) {
+			*o++ = (char)*p++;
+			n--;
+			continue;
+		}
+		p += len;
+		n -= len;
+		if (c == 0x130) {	/* Python: "i" + COMBINING DOT ABOVE */
+			o += ix_utf8_enc('i', o);
+			o += ix_utf8_enc(0x307, o);
+			continue;
+		}
+		o += ix_utf8_enc(ix_lower(c), o);
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Paths                                                                */
+
+char *
+ix_relnorm(const char *p, int *escapes)
+{
+	char *out, *o;
+	const char *seg, *end;
+	size_t len;
+
+	*escapes = 0;
+	if (p[0] == '/' || p[0] == '\\' || p[0] == '~') {
+		*escapes = 1;
+		return NULL;
+	}
+	if ((out = malloc(strlen(p) + 1)) == NULL)
+		return NULL;
+	o = out;
+	for (seg = p; *seg != '\0'; seg = *end ? end + 1 : end) {
+		end = strchr(seg, '/');
+		if (end == NULL)
+			end = seg + strlen(seg);
+		len = (size_t)(end - seg);
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			if (o == out) {
+				free(out);
+				*escapes = 1;
+				return NULL;
+			}
+			while (o > out && o[-1] != '/')
+				o--;
+			if (o > out)
+				o--;
+			continue;
+		}
+		if (o != out)
+			*o++ = '/';
+		memcpy(o, seg, len);
+		o += len;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hash map                                                             */
+
+static size_t
+ix_map_slot(const struct ix_map *m, const char *key)
+{
+	size_t i = (size_t)XXH3_64bits(key, strlen(key)) & (m->cap - 1);
+
+	while (m->keys[i] != NULL && strcmp(m->keys[i], key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void *
+ix_map_get(const struct ix_map *m, const char *key)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	i = ix_map_slot(m, key);
+	return m->keys[i] != NULL ? m->vals[i] : NULL;
+}
+
+static int
+ix_map_grow(struct ix_map *m)
+{
+	struct ix_map nm;
+	size_t i, j;
+
+	nm.cap = m->cap ? m->cap * 2 : 64;
+	nm.n = m->n;
+	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
+	if (nm.keys == NULL || nm.vals == NULL) {
+		free(nm.keys);
+		free(nm.vals);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i] == NULL)
+			continue;
+		j = ix_map_slot(&nm, m->keys[i]);
+		nm.keys[j] = m->keys[i];
+		nm.vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = nm;
+	return 0;
+}
+
+int
+ix_map_put(struct ix_map *m, const char *key, void *val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && ix_map_grow(m) == -1)
+		return -1;
+	i = ix_map_slot(m, key);
+	if (m->keys[i] == NULL) {
+		if ((m->keys[i] = strdup(key)) == NULL)
+			return -1;
+		m->n++;
+	}
+	m->vals[i] = val;
+	return 0;
+}
+
+void
+ix_map_free(struct ix_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,282 @@
+/*
+ * main.c - dbprint-index: compile each configured connection's print
+ * into its SQLite index (see dbprint-index(1)).
+ *
+ * Exit status: 0 when every index was written (per-file errors included),
+ * 1 for a usage or configuration error, 2 when an index could not be
+ * written.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ix.h"
+
+extern void	(*dbp_index_progress)(long done, long total);
+
+#define EXIT_USAGE	1
+#define EXIT_WRITE	2
+
+static struct timespec	 m_start;
+static int		 m_bar_shown;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
+	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
+	exit(EXIT_USAGE);
+}
+
+static long
+m_elapsed_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - m_start.tv_sec) * 1000 +
+	    (now.tv_nsec - m_start.tv_nsec) / 1000000;
+}
+
+/* A progress bar on stderr, once the run has taken a while. */
+static void
+m_progress(long done, long total)
+{
+	char bar[41];
+	int i, n;
+
+	if (total <= 0 || (!m_bar_shown && m_elapsed_ms() <
+	    DBP_PROGRESS_AFTER_MS))
+		return;
+	m_bar_shown = 1;
+	n = (int)(done * 40 / total);
+	for (i = 0; i < 40; i++)
+		bar[i] = i < n ? '#' : ' ';
+	bar[40] = '\0';
+	fprintf(stderr, "\r[%s] %ld/%ld tables", bar, done, total);
+	fflush(stderr);
+}
+
+static void
+m_progress_end(void)
+{
+	if (m_bar_shown)
+		fprintf(stderr, "\r\033[K");
+	m_bar_shown = 0;
+}
+
+/* Python repr of the sorted connection names: ['a', 'b']. */
+static char *
+m_known(const struct dbp_project *p)
+{
+	cJSON *arr;
+	char *s;
+	size_t i, j;
+	const char **names;
+
+	if ((names = calloc(p->nconns + 1, sizeof(*names))) == NULL)
+		return NULL;
+	for (i = 0; i < p->nconns; i++) {
+		names[i] = p->conns[i].name;
+		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	}
+	arr = cJSON_CreateArray();
+	for (i = 0; arr != NULL && i < p->nconns; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
+	s = arr != NULL ? dbp_pyrepr(arr) : NULL;
+	cJSON_Delete(arr);
+	free(names);
+	return s;
+}
+
+static cJSON *
+m_json(const char *conn, const char *index, const struct dbp_stats *st)
+{
+	cJSON *o, *errs, *e;
+	size_t i;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "connection", conn);
+	cJSON_AddStringToObject(o, "index", index);
+	cJSON_AddNumberToObject(o, "files_total", (double)st->files_total);
+	cJSON_AddNumberToObject(o, "files_parsed", (double)st->files_parsed);
+	cJSON_AddNumberToObject(o, "files_rehashed",
+	    (double)st->files_rehashed);
+	cJSON_AddNumberToObject(o, "files_unchanged",
+	    (double)st->files_unchanged);
+	cJSON_AddNumberToObject(o, "tables", (double)st->tables);
+	cJSON_AddNumberToObject(o, "columns", (double)st->columns);
+	errs = cJSON_AddArrayToObject(o, "errors");
+	for (i = 0; errs != NULL && i < st->nerrors; i++) {
+		if ((e = cJSON_CreateObject()) == NULL)
+			break;
+		cJSON_AddStringToObject(e, "path", st->errors[i].path);
+		cJSON_AddStringToObject(e, "message", st->errors[i].message);
+		cJSON_AddItemToArray(errs, e);
+	}
+	return o;
+}
+
+/* Index one connection; 0, or EXIT_WRITE. */
+static int
+m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
+    cJSON *out)
+{
+	struct dbp_stats st;
+	struct dbp_diag d;
+	sqlite3 *db;
+	size_t i;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	if (dbp_index_open(path, 0, &db, &d) == -1) {
+		dbp_warn("%s", d.msg);
+		return EXIT_WRITE;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &m_start);
+	rc = dbp_index_update(db, c->name, c->print_root, full, &st, &d);
+	m_progress_end();
+	if (sqlite3_close(db) != SQLITE_OK && rc == 0) {
+		snprintf(d.msg, sizeof(d.msg), "cannot close %s", path);
+		rc = -1;
+	}
+	if (rc == -1) {
+		dbp_warn("%s: %s", c->name, d.msg);
+		return EXIT_WRITE;
+	}
+	if (!quiet) {
+		for (i = 0; i < st.nerrors; i++)
+			dbp_warn("%s", st.errors[i].message);
+		fprintf(stderr, "%s: %ld files (%ld parsed, %ld rehashed, %ld "
+		    "unchanged), %ld tables, %ld columns, %zu error%s -> %s\n",
+		    c->name, st.files_total, st.files_parsed, st.files_rehashed,
+		    st.files_unchanged, st.tables, st.columns, st.nerrors,
+		    st.nerrors == 1 ? "" : "s", path);
+	}
+	if (out != NULL)
+		cJSON_AddItemToArray(out, m_json(c->name, path, &st));
+	dbp_stats_release(&st);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "full",	no_argument,		NULL, 'f' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "index",	required_argument,	NULL, 'i' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "project",	required_argument,	NULL, 'p' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	struct dbp_project proj;
+	struct dbp_diag d;
+	const struct dbp_conn **todo;
+	const char *project = NULL, *index = NULL;
+	cJSON *out = NULL;
+	char *path, *known, *txt;
+	size_t i, n;
+	int ch, full = 0, json = 0, quiet = 0, rc = 0, r;
+
+	while ((ch = getopt_long(argc, argv, "fhi:jp:qV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			full = 1;
+			break;
+		case 'i':
+			index = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'p':
+			project = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'V':
+			printf("dbprint-index %s\n", DBP_VERSION);
+			return 0;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (dbp_project_load(project, &proj, &d) == -1) {
+		dbp_warn("%s", d.msg);
+		return EXIT_USAGE;
+	}
+	n = argc > 0 ? (size_t)argc : proj.nconns;
+	if ((todo = calloc(n + 1, sizeof(*todo))) == NULL) {
+		dbp_warn("out of memory");
+		dbp_project_release(&proj);
+		return EXIT_WRITE;
+	}
+	for (i = 0; i < n; i++) {
+		todo[i] = argc > 0 ? dbp_project_conn(&proj, argv[i]) :
+		    &proj.conns[i];
+		if (todo[i] != NULL)
+			continue;
+		known = m_known(&proj);
+		txt = dbp_pyrepr_str(argv[i]);
+		dbp_warn("unknown connection %s. Known: %s.", txt ? txt : argv[i],
+		    known ? known : "[]");
+		free(known);
+		free(txt);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	/* --index names one file: it needs exactly one connection. */
+	if (index != NULL && n != 1) {
+		dbp_warn("--index names one index file, but %zu connections "
+		    "would be indexed; name the one connection it is for", n);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (json && (out = cJSON_CreateArray()) == NULL) {
+		rc = EXIT_WRITE;
+		goto out;
+	}
+	if (isatty(STDERR_FILENO) && !quiet)
+		dbp_index_progress = m_progress;
+	for (i = 0; i < n; i++) {
+		path = index != NULL ? strdup(index) :
+		    dbp_index_path(&proj, todo[i]->name);
+		if (path == NULL) {
+			dbp_warn("out of memory");
+			rc = EXIT_WRITE;
+			continue;
+		}
+		r = m_index(todo[i], path, full, quiet, out);
+		if (r != 0)
+			rc = r;
+		free(path);
+	}
+	if (out != NULL) {
+		txt = dbp_json_dump(cJSON_GetArraySize(out) == 1 && n == 1 ?
+		    out->child : out, 2);
+		if (txt != NULL) {
+			puts(txt);
+			free(txt);
+		}
+	}
+out:
+	cJSON_Delete(out);
+	free(todo);
+	dbp_project_release(&proj);
+	return rc;
+}
