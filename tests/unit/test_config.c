@@ -40,7 +40,6 @@ setup(void **state)
 	char raw[256];
 
 	(void)state;
-
 	snprintf(raw, sizeof(raw), "/tmp/dbp-cfg-XXXXXX");
 	if (mkdtemp(raw) == NULL)
 		return -1;
