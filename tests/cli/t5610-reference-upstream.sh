@@ -72,10 +72,12 @@ DBPRINT_REFERENCE_DIR=$(dirname "$UP_SPEC")
 export DBPRINT_REFERENCE_DIR
 $VG "$SERVE" --project "$P" --call get_reference '{"document":"spec"}' \
     >"$T/out" 2>"$T/err"
+check_eq "DBPRINT_REFERENCE_DIR=upstream: contents exit 0" 0 "$?"
 check_eq "DBPRINT_REFERENCE_DIR=upstream: its own title" \
     "- dbprint format specification — v1" "$(sed -n 1p "$T/out")"
 $VG "$SERVE" --project "$P" --call get_reference \
     '{"document":"spec","section":"2.2.21"}' >"$T/out" 2>"$T/err"
+check_eq "DBPRINT_REFERENCE_DIR=upstream: 2.2.21 fails as a tool error" 1 "$?"
 check_contains "DBPRINT_REFERENCE_DIR=upstream: 2.2.21 is not there" \
     "section '2.2.21' not found in spec. Available: ['0', " \
     "$(cat "$T/out" "$T/err")"
