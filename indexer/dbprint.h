@@ -109,20 +109,38 @@ void	dbp_hash_hex(const void *p, size_t n, char out[33]);
  * empty document gives a cJSON null. */
 cJSON	*dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d);
 
-/* The spelling of a number node (valuestring when set, else %.17g). */
+/* The spelling of a number node: its valuestring when set; else an
+ * integral value within 2^53 as an integer ("7"), any other as Python's
+ * float repr in JSON ("0.5", "1e-05", "Infinity", "NaN").  The fallback
+ * text lives in a thread-local buffer valid until the next call. */
 const char *dbp_num_text(const cJSON *n);
+
+/* Python's repr() of a float into out: shortest round-trip digits, "1.0",
+ * "1e-05", "1e+16", "inf", "-inf", "nan".  Returns out. */
+#define DBP_FLOAT_REPR_MAX	32
+char	*dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX]);
 
 /* ------------------------------------------------------------------ */
 /* JSON text (json.c)                                                   */
 
 /* Serialize as Python's json.dumps(v, indent=indent, ensure_ascii=True)
- * would: indent < 0 means compact with ", " and ": " separators (Python's
- * default), indent 0 means compact with "," and ":" .  Numbers are spelled
- * with dbp_num_text().  Returns malloc'd text (caller frees) or NULL on
- * OOM. */
+ * would: indent > 0 as Python's indent=N; indent < 0 means one line with
+ * ", " and ": " separators (Python's default); indent 0 means one line
+ * with "," and ":" (Python's separators=(",", ":") - NOT Python's
+ * indent=0, which breaks lines).  Numbers are spelled with dbp_num_text().
+ * Invalid UTF-8 in a string is written as U+FFFD.  Returns malloc'd text
+ * (caller frees) or NULL on OOM. */
 char	*dbp_json_dump(const cJSON *v, int indent);
 #define DBP_JSON_COMPACT	0	/* "," ":" - what the index stores */
 #define DBP_JSON_PYDEFAULT	(-1)	/* ", " ": " */
+
+/* The length of json.dumps(s) for the UTF-8 string s, quotes included:
+ * its characters, which are also its bytes (the text is ASCII). */
+size_t	dbp_json_width(const char *utf8);
+
+/* Code points in s[0..n) as Python counts a str's len(): each byte that
+ * is not part of valid UTF-8 counts as one. */
+size_t	dbp_utf8_chars(const char *s, size_t n);
 
 /* Python repr() of a JSON value: 'str', 7, 7.5, True, None, ['a'],
  * {'k': 1}.  malloc'd, caller frees. */
