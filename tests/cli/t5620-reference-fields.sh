@@ -52,7 +52,8 @@ ddl description annotations statistics relationships
 relationship_annotations connection_notes _corrupted _missing _unprofiled
 meanings_documented columns_count grain_annotations values entries
 coverage_statement shown_coverage null_rate counts joins refers_to
-referenced_by detection path target_path referencer_path nulls dictionary
+referenced_by detection path target_path referencer_path referencer_table
+referencer_column nulls dictionary
 inherited_notes source
 format_version generated_at connection adapter dbprint_version
 statistics_params profiling_params selectors redaction_rules_configured
