@@ -1,0 +1,511 @@
+/*
+ * test_page.c - the paging engine (server/page.c) and cursors
+ * (server/call.c): the 20,000-character bound, header keys on the first
+ * page, total on every page, parts for an oversize item, text pages cut
+ * at line boundaries, and every cursor fault.  The calls here read no
+ * print (no connection), so their cursors pin no file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "server.h"
+
+#define BOUND	DBP_PAGE_CHARS
+
+/* A call of tool with args (a JSON object text, cursor included). */
+static void
+mkcall(struct call *c, cJSON **args, const char *tool, const char *json)
+{
+	const cJSON *cur;
+
+	memset(c, 0, sizeof(*c));
+	*args = cJSON_Parse(json);
+	assert_non_null(*args);
+	c->tool = tool;
+	c->args = *args;
+	cur = cJSON_GetObjectItemCaseSensitive(*args, "cursor");
+	c->cursor = cJSON_IsString(cur) ? cur->valuestring : NULL;
+	assert_int_equal(call_args_digest(*args, c->args_digest), 0);
+}
+
+/* Set args' cursor to text (replacing any). */
+static void
+setcursor(cJSON *args, const char *text)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(args, "cursor");
+	cJSON_AddStringToObject(args, "cursor", text);
+}
+
+/* An array of n strings "item-<i>-xxxxxxxx...". */
+static cJSON *
+mkitems(size_t n, size_t width)
+{
+	cJSON *a = cJSON_CreateArray();
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "item-%06zu-%.*s", i, (int)width,
+		    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+	}
+	return a;
+}
+
+static void
+test_one_page(void **state)
+{
+	struct page_list l;
+	struct call c;
+	cJSON *args, *items, *page;
+	size_t pos;
+
+	(void)state;
+	mkcall(&c, &args, "list_tables", "{}");
+	items = mkitems(3, 4);
+	memset(&l, 0, sizeof(l));
+	l.key[0] = "tables";
+	l.items[0] = items;
+	assert_int_equal(call_position(&c, &pos), 0);
+	assert_int_equal(pos, 0);
+	assert_int_equal(page_list(&c, &l, pos), 0);
+	assert_false(c.is_error);
+	assert_string_equal(c.text, "{\n  \"tables\": [\n"
+	    "    \"item-000000-xxxx\",\n    \"item-000001-xxxx\",\n"
+	    "    \"item-000002-xxxx\"\n  ],\n  \"total\": 3\n}");
+	page = cJSON_Parse(c.text);
+	assert_null(cJSON_GetObjectItem(page, "next_cursor"));
+	cJSON_Delete(page);
+	call_release(&c);
+	cJSON_Delete(items);
+	cJSON_Delete(args);
+}
+
+static void
+test_empty_list(void **state)
+{
+	struct page_list l;
+	struct call c;
+	cJSON *args, *items;
+
+	(void)state;
+	mkcall(&c, &args, "list_tables", "{}");
+	items = cJSON_CreateArray();
+	memset(&l, 0, sizeof(l));
+	l.key[0] = "tables";
+	l.items[0] = items;
+	l.empty_on_first[0] = 1;
+	assert_int_equal(page_list(&c, &l, 0), 0);
+	assert_string_equal(c.text, "{\n  \"tables\": [],\n  \"total\": 0\n}");
+	call_release(&c);
+	/* Without empty_on_first the key is left out. */
+	l.empty_on_first[0] = 0;
+	assert_int_equal(page_list(&c, &l, 0), 0);
+	assert_string_equal(c.text, "{\n  \"total\": 0\n}");
+	call_release(&c);
+	cJSON_Delete(items);
+	cJSON_Delete(args);
+}
+
+/*
+ * Follow every cursor of a long list: every page within the bound, the
+ * head keys on the first page only and first, total everywhere, each
+ * item exactly once and in order.
+ */
+static void
+test_walk(void **state)
+{
+	struct page_list l;
+	struct call c;
+	cJSON *args, *items, *head, *every, *page, *it, *nc;
+	size_t pos, seen = 0, pages = 0;
+	char want[64];
+
+	(void)state;
+	items = mkitems(5000, 40);
+	head = cJSON_CreateObject();
+	cJSON_AddStringToObject(head, "connection", "shop");
+	cJSON_AddItemToObject(head, "failed_tables",
+	    cJSON_CreateStringArray((const char *[]){ "a.b", "c.d" }, 2));
+	every = cJSON_CreateObject();
+	cJSON_AddStringToObject(every, "now", "2026-01-01T00:00:00Z");
+	memset(&l, 0, sizeof(l));
+	l.head = head;
+	l.every = every;
+	l.key[0] = "tables";
+	l.items[0] = items;
+	mkcall(&c, &args, "list_tables", "{\"pattern\": \"*\"}");
+	for (;;) {
+		assert_int_equal(call_position(&c, &pos), 0);
+		assert_int_equal(page_list(&c, &l, pos), 0);
+		assert_true(strlen(c.text) <= BOUND);
+		page = cJSON_Parse(c.text);
+		assert_non_null(page);
+		if (pages == 0) {
+			assert_string_equal(page->child->string, "connection");
+			assert_non_null(cJSON_GetObjectItem(page,
+			    "failed_tables"));
+		} else {
+			assert_null(cJSON_GetObjectItem(page, "connection"));
+			assert_null(cJSON_GetObjectItem(page,
+			    "failed_tables"));
+		}
+		assert_non_null(cJSON_GetObjectItem(page, "now"));
+		assert_int_equal(cJSON_GetObjectItem(page, "total")->valueint,
+		    5000);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(page, "tables")) {
+			snprintf(want, sizeof(want), "item-%06zu-", seen);
+			assert_memory_equal(it->valuestring, want,
+			    strlen(want));
+			seen++;
+		}
+		pages++;
+		nc = cJSON_GetObjectItem(page, "next_cursor");
+		if (nc == NULL) {
+			cJSON_Delete(page);
+			break;
+		}
+		assert_int_equal(strlen(nc->valuestring), SRV_CURSOR_LEN);
+		/* A page that carries a cursor is nearly full. */
+		assert_true(strlen(c.text) > BOUND - 200);
+		setcursor(args, nc->valuestring);
+		c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+		cJSON_Delete(page);
+		call_release(&c);
+	}
+	assert_int_equal(seen, 5000);
+	assert_true(pages > 10);
+	call_release(&c);
+	cJSON_Delete(args);
+	cJSON_Delete(items);
+	cJSON_Delete(head);
+	cJSON_Delete(every);
+}
+
+/* An item larger than a page arrives as parts that rebuild it. */
+static void
+test_parts(void **state)
+{
+	struct page_list l;
+	struct call c;
+	struct dbp_buf b;
+	cJSON *args, *items, *big, *page, *arr, *p, *nc, *back;
+	char *s;
+	size_t pos, i, nparts = 0, before = 0, after = 0;
+
+	(void)state;
+	items = cJSON_CreateArray();
+	cJSON_AddItemToArray(items, cJSON_CreateString("before"));
+	big = cJSON_CreateObject();
+	s = malloc(BOUND * 3);
+	for (i = 0; i < BOUND * 3 - 1; i++)
+		s[i] = "ab\"\\\xc3\xa9z"[i % 7];	/* quotes, escapes, UTF-8 */
+	s[BOUND * 3 - 1] = '\0';
+	/* Keep the string valid UTF-8: drop a trailing lead byte. */
+	if (((unsigned char)s[BOUND * 3 - 2] & 0xe0) == 0xc0)
+		s[BOUND * 3 - 2] = 'z';
+	cJSON_AddStringToObject(big, "text", s);
+	free(s);
+	cJSON_AddItemToArray(items, big);
+	cJSON_AddItemToArray(items, cJSON_CreateString("after"));
+	memset(&l, 0, sizeof(l));
+	l.key[0] = "matches";
+	l.items[0] = items;
+	mkcall(&c, &args, "search_columns", "{}");
+	dbp_buf_init(&b, DBP_MAX_FILE_BYTES);
+	for (;;) {
+		assert_int_equal(call_position(&c, &pos), 0);
+		assert_int_equal(page_list(&c, &l, pos), 0);
+		assert_true(strlen(c.text) <= BOUND);
+		page = cJSON_Parse(c.text);
+		arr = cJSON_GetObjectItem(page, "matches");
+		cJSON_ArrayForEach(p, arr) {
+			if (cJSON_IsString(p)) {
+				if (strcmp(p->valuestring, "before") == 0)
+					before++;
+				else
+					after++;
+				continue;
+			}
+			nparts++;
+			assert_int_equal(cJSON_GetObjectItem(p, "part")->valueint,
+			    (int)nparts);
+			assert_true(cJSON_GetObjectItem(p, "parts")->valueint >=
+			    3);
+			dbp_buf_adds(&b, cJSON_GetObjectItem(p, "text")->
+			    valuestring);
+		}
+		assert_int_equal(cJSON_GetObjectItem(page, "total")->valueint,
+		    3);
+		nc = cJSON_GetObjectItem(page, "next_cursor");
+		if (nc == NULL) {
+			cJSON_Delete(page);
+			break;
+		}
+		setcursor(args, nc->valuestring);
+		c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+		cJSON_Delete(page);
+		call_release(&c);
+	}
+	assert_int_equal(before, 1);
+	assert_int_equal(after, 1);
+	assert_true(nparts >= 3);
+	back = cJSON_Parse(b.ptr);
+	assert_non_null(back);
+	assert_true(cJSON_Compare(back, big, 1));
+	cJSON_Delete(back);
+	dbp_buf_release(&b);
+	call_release(&c);
+	cJSON_Delete(args);
+	cJSON_Delete(items);
+}
+
+/* A text document: pages at line boundaries, markers, exact rejoin. */
+static void
+test_text(void **state)
+{
+	struct call c;
+	struct dbp_buf body, all;
+	cJSON *args;
+	const char *blocks[3];
+	char *mark, *whole, cur[SRV_CURSOR_LEN + 1];
+	size_t i, pos, pages = 0;
+
+	(void)state;
+	dbp_buf_init(&body, DBP_MAX_FILE_BYTES);
+	for (i = 0; i < 3000; i++)
+		dbp_buf_addf(&body, "line %zu of the body, caf\xc3\xa9\n", i);
+	/* One line longer than a page, multibyte all along. */
+	for (i = 0; i < BOUND + 10; i++)
+		dbp_buf_adds(&body, "\xc3\xa9");
+	dbp_buf_adds(&body, "\nlast line");
+	blocks[0] = "# Title";
+	blocks[1] = "## 1. One";
+	blocks[2] = body.ptr;
+	dbp_buf_init(&all, DBP_MAX_FILE_BYTES);
+	mkcall(&c, &args, "get_reference", "{\"document\": \"spec\"}");
+	for (;;) {
+		assert_int_equal(call_position(&c, &pos), 0);
+		assert_int_equal(page_text(&c, blocks, 3, pos), 0);
+		pages++;
+		/* Characters, not bytes, are bounded. */
+		{
+			size_t n = 0;
+			const char *p;
+
+			for (p = c.text; *p != '\0'; p++)
+				if (((unsigned char)*p & 0xc0) != 0x80)
+					n++;
+			assert_true(n <= BOUND);
+		}
+		mark = strstr(c.text, "\n<!-- next_cursor: ");
+		if (mark == NULL) {
+			dbp_buf_adds(&all, c.text);
+			break;
+		}
+		assert_int_equal(strlen(mark), strlen("\n<!-- next_cursor: ")
+		    + SRV_CURSOR_LEN + strlen(" -->"));
+		memcpy(cur, mark + strlen("\n<!-- next_cursor: "),
+		    SRV_CURSOR_LEN);
+		cur[SRV_CURSOR_LEN] = '\0';
+		dbp_buf_add(&all, c.text, (size_t)(mark - c.text));
+		setcursor(args, cur);
+		c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+		call_release(&c);
+	}
+	assert_true(pages >= 4);
+	whole = NULL;
+	{
+		struct dbp_buf w;
+
+		dbp_buf_init(&w, DBP_MAX_FILE_BYTES);
+		dbp_buf_adds(&w, "# Title\n\n## 1. One\n\n");
+		dbp_buf_adds(&w, blocks[2]);
+		whole = dbp_buf_take(&w);
+	}
+	assert_string_equal(all.ptr, whole);
+	free(whole);
+	free((char *)blocks[2]);
+	dbp_buf_release(&all);
+	call_release(&c);
+	cJSON_Delete(args);
+}
+
+/* Cursor faults: not issued, other tool, other arguments, out of range. */
+static void
+test_cursor_faults(void **state)
+{
+	struct page_list l;
+	struct call c, d;
+	cJSON *args, *args2, *items, *page;
+	char cur[SRV_CURSOR_LEN + 1], keep;
+	size_t pos;
+
+	(void)state;
+	items = mkitems(3000, 40);
+	memset(&l, 0, sizeof(l));
+	l.key[0] = "tables";
+	l.items[0] = items;
+	mkcall(&c, &args, "list_tables", "{\"detail\": false}");
+	assert_int_equal(page_list(&c, &l, 0), 0);
+	page = cJSON_Parse(c.text);
+	snprintf(cur, sizeof(cur), "%s",
+	    cJSON_GetObjectItem(page, "next_cursor")->valuestring);
+	cJSON_Delete(page);
+	call_release(&c);
+
+	/* Garbage, and a cursor with one character changed. */
+	mkcall(&d, &args2, "list_tables", "{\"cursor\": \"x\"}");
+	assert_int_equal(call_position(&d, &pos), -1);
+	assert_string_equal(d.text, "cursor 'x' is not one this server "
+	    "issued. Pass back a reply's `next_cursor` unchanged, or call "
+	    "again without `cursor` for the first page.");
+	call_release(&d);
+	cJSON_Delete(args2);
+	keep = cur[10];
+	cur[10] = cur[10] == 'A' ? 'B' : 'A';
+	mkcall(&d, &args2, "list_tables", "{\"detail\": false}");
+	setcursor(args2, cur);
+	d.cursor = cJSON_GetObjectItem(args2, "cursor")->valuestring;
+	assert_int_equal(call_position(&d, &pos), -1);
+	assert_non_null(strstr(d.text, "is not one this server issued"));
+	call_release(&d);
+	cJSON_Delete(args2);
+	cur[10] = keep;
+
+	/* The same cursor under another tool, other arguments. */
+	mkcall(&d, &args2, "get_manifest", "{\"detail\": false}");
+	setcursor(args2, cur);
+	d.cursor = cJSON_GetObjectItem(args2, "cursor")->valuestring;
+	assert_int_equal(call_position(&d, &pos), -1);
+	assert_string_equal(d.text, "this cursor was not issued by "
+	    "get_manifest with these arguments. Repeat the call that "
+	    "returned it with the same arguments, or call again without "
+	    "`cursor`.");
+	call_release(&d);
+	cJSON_Delete(args2);
+	mkcall(&d, &args2, "list_tables", "{\"detail\": true}");
+	setcursor(args2, cur);
+	d.cursor = cJSON_GetObjectItem(args2, "cursor")->valuestring;
+	assert_int_equal(call_position(&d, &pos), -1);
+	assert_non_null(strstr(d.text, "not issued by list_tables"));
+	call_release(&d);
+	cJSON_Delete(args2);
+
+	/* The right call takes it. */
+	mkcall(&d, &args2, "list_tables", "{\"detail\": false}");
+	setcursor(args2, cur);
+	d.cursor = cJSON_GetObjectItem(args2, "cursor")->valuestring;
+	assert_int_equal(call_position(&d, &pos), 0);
+	assert_true(pos > 0);
+	/* A list that shrank below the position: out of range. */
+	cJSON_Delete(items);
+	items = mkitems(2, 4);
+	l.items[0] = items;
+	assert_int_equal(page_list(&d, &l, pos), -1);
+	assert_true(d.is_error);
+	assert_non_null(strstr(d.text, "not issued by list_tables"));
+	call_release(&d);
+	cJSON_Delete(args2);
+	cJSON_Delete(args);
+	cJSON_Delete(items);
+}
+
+/* The argument digest ignores cursor and key order. */
+static void
+test_args_digest(void **state)
+{
+	char a[17], b[17], c[17];
+	cJSON *x, *y, *z;
+
+	(void)state;
+	x = cJSON_Parse("{\"a\": 1, \"b\": \"x\"}");
+	y = cJSON_Parse("{\"cursor\": \"q\", \"b\": \"x\", \"a\": 1}");
+	z = cJSON_Parse("{\"a\": 2, \"b\": \"x\"}");
+	assert_int_equal(call_args_digest(x, a), 0);
+	assert_int_equal(call_args_digest(y, b), 0);
+	assert_int_equal(call_args_digest(z, c), 0);
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	cJSON_Delete(z);
+}
+
+/* Protocol paging: tools/list fits one page; any cursor is refused. */
+static void
+test_proto(void **state)
+{
+	cJSON *items, *res;
+	char *detail, cur[SRV_CURSOR_LEN + 1];
+	size_t n = 0;
+
+	(void)state;
+	items = mkitems(7, 40);
+	assert_int_equal(page_proto("tools/list", items, "tools", NULL, NULL,
+	    &res, &detail), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(res,
+	    "tools")), 7);
+	assert_null(cJSON_GetObjectItem(res, "nextCursor"));
+	cJSON_Delete(res);
+	assert_int_equal(page_proto("tools/list", items, "tools", "x", NULL,
+	    &res, &detail), -1);
+	assert_non_null(strstr(detail, "is not one this server issued"));
+	free(detail);
+	cJSON_Delete(items);
+
+	/* A long resources list pages, pinned to the files digest. */
+	items = mkitems(3000, 40);
+	assert_int_equal(page_proto("resources/list", items, "resources",
+	    NULL, "0123456789abcdef", &res, &detail), 0);
+	n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(res,
+	    "resources"));
+	snprintf(cur, sizeof(cur), "%s",
+	    cJSON_GetObjectItem(res, "nextCursor")->valuestring);
+	cJSON_Delete(res);
+	assert_int_equal(page_proto("resources/list", items, "resources",
+	    cur, "fedcba9876543210", &res, &detail), -1);
+	assert_string_equal(detail, "the print changed on disk since this "
+	    "cursor was issued, so resources/list cannot resume where it "
+	    "left off. Call again without `cursor` to start over.");
+	free(detail);
+	while (cur[0] != '\0') {
+		assert_int_equal(page_proto("resources/list", items,
+		    "resources", cur, "0123456789abcdef", &res, &detail), 0);
+		n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(res,
+		    "resources"));
+		if (cJSON_GetObjectItem(res, "nextCursor") != NULL)
+			snprintf(cur, sizeof(cur), "%s", cJSON_GetObjectItem(
+			    res, "nextCursor")->valuestring);
+		else
+			cur[0] = '\0';
+		cJSON_Delete(res);
+	}
+	assert_int_equal(n, 3000);
+	cJSON_Delete(items);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_page),
+		cmocka_unit_test(test_empty_list),
+		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_cursor_faults),
+		cmocka_unit_test(test_args_digest),
+		cmocka_unit_test(test_proto),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
