@@ -1,0 +1,473 @@
+/*
+ * tool_context.c - get_table_context (MCP spec 4.1): the context fragment
+ * an agent reads before writing SQL against a table (purpose query) or
+ * describing its data (purpose profile), as Markdown, json or yaml.
+ *
+ * The call reads only what it needs: the table's row of the index, its
+ * parsed statistics, relationships and annotation files (files.doc), the
+ * human edges other tables state about it (edges), the connection notes,
+ * and ddl.sql and description.md from disk.  Every file read is pinned
+ * first (call_pin) so it is fresh, and the cursor covers it.
+ *
+ * A corrupt or missing artifact degrades only its own section: it is named
+ * in _corrupted / _missing (Unreadable: / Missing: in Markdown) and the
+ * rest renders.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+
+static const char *const tc_kinds[CTX_NKINDS] = {
+	"ddl", "statistics", "relationships", "description",
+	"statistics_annotations", "relationships_annotations"
+};
+
+static char *
+tc_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t == NULL ? NULL : strdup((const char *)t);
+}
+
+static int
+tc_flag(const cJSON *args, const char *key)
+{
+	return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(args, key));
+}
+
+static void
+tc_release(struct ctx *x)
+{
+	int k;
+
+	free(x->type);
+	free(x->adapter);
+	for (k = 0; k < CTX_NKINDS; k++) {
+		free(x->art[k].path);
+		free(x->art[k].status);
+		free(x->art[k].error);
+	}
+	free(x->ma_status);
+	free(x->ma_error);
+	free(x->ma_path);
+	free(x->ddl);
+	free(x->description);
+	cJSON_Delete(x->stats);
+	cJSON_Delete(x->rel);
+	cJSON_Delete(x->relv);
+	cJSON_Delete(x->sannot);
+	cJSON_Delete(x->rannot);
+	cJSON_Delete(x->rannotv);
+	cJSON_Delete(x->scope);
+	cJSON_Delete(x->hold);
+	free(x->conn_notes);
+	free(x->edges);
+}
+
+/* The manifest must be readable for any table to be known (spec 8.2);
+ * its adapter is cached per manifest version, since extracting it from a
+ * 10,000-table manifest costs more than the rest of the call. */
+static int
+tc_manifest(struct ctx *x)
+{
+	static char cached_hash[33];
+	static sqlite3 *cached_db;
+	static char *cached_adapter;
+	sqlite3_stmt *st = NULL;
+	char *status = NULL, *error = NULL, *hash = NULL;
+	int rc = -1, row;
+
+	if (sqlite3_prepare_v2(x->db, "SELECT status, error, hash FROM files "
+	    "WHERE path = 'manifest.yaml'", -1, &st, NULL) != SQLITE_OK)
+		return call_fail(x->c, "index read failed: %s",
+		    sqlite3_errmsg(x->db));
+	row = sqlite3_step(st) == SQLITE_ROW;
+	if (row) {
+		status = tc_col(st, 0);
+		error = tc_col(st, 1);
+		hash = tc_col(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!row || status == NULL || strcmp(status, "absent") == 0) {
+		call_fail(x->c, "manifest references manifest.yaml but file "
+		    "is absent at %s/manifest.yaml. Re-run dbprint generate.",
+		    x->c->conn->conf->print_root);
+		goto done;
+	}
+	if (strcmp(status, "ok") != 0) {
+		call_fail(x->c, "%s", error != NULL ? error :
+		    "manifest.yaml could not be read");
+		goto done;
+	}
+	if (hash != NULL && cached_db == x->db &&
+	    strcmp(cached_hash, hash) == 0) {
+		if (cached_adapter != NULL &&
+		    (x->adapter = strdup(cached_adapter)) == NULL)
+			goto oom;
+		rc = 0;
+		goto done;
+	}
+	if (sqlite3_prepare_v2(x->db, "SELECT json_extract(doc, '$.adapter') "
+	    "FROM files WHERE path = 'manifest.yaml'", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		x->adapter = tc_col(st, 0);
+	sqlite3_finalize(st);
+	free(cached_adapter);
+	cached_adapter = x->adapter != NULL ? strdup(x->adapter) : NULL;
+	cached_db = x->db;
+	snprintf(cached_hash, sizeof(cached_hash), "%s",
+	    hash != NULL ? hash : "");
+	rc = 0;
+	goto done;
+oom:
+	call_fail(x->c, "out of memory");
+done:
+	free(status);
+	free(error);
+	free(hash);
+	return rc;
+}
+
+/* The table's manifest row; the unknown-table error when it has none. */
+static int
+tc_table(struct ctx *x)
+{
+	sqlite3_stmt *st = NULL;
+	char *detail;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(x->db, "SELECT type, row_count, columns, "
+	    "EXISTS (SELECT 1 FROM failed_tables WHERE fqn = ?1) "
+	    "FROM tables WHERE fqn = ?1 AND walkable = 1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return call_fail(x->c, "index read failed: %s",
+		    sqlite3_errmsg(x->db));
+	sqlite3_bind_text(st, 1, x->fqn, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = 1;
+		x->type = tc_col(st, 0);
+		if ((x->has_rows = sqlite3_column_type(st, 1) ==
+		    SQLITE_INTEGER))
+			x->row_count = sqlite3_column_int64(st, 1);
+		if ((x->has_cols = sqlite3_column_type(st, 2) ==
+		    SQLITE_INTEGER))
+			x->columns_count = sqlite3_column_int64(st, 2);
+		x->unprofiled = sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (found)
+		return 0;
+	detail = srv_err_unknown_table(x->c->conn, x->fqn);
+	call_fail(x->c, "%s", detail != NULL ? detail : "table not found");
+	free(detail);
+	return -1;
+}
+
+static int
+tc_kind(const char *k)
+{
+	int i;
+
+	for (i = 0; i < CTX_NKINDS; i++)
+		if (strcmp(tc_kinds[i], k) == 0)
+			return i;
+	return -1;
+}
+
+/* Which artifacts the manifest declares, and where; every path pinned. */
+static int
+tc_artifacts(struct ctx *x)
+{
+	sqlite3_stmt *st = NULL;
+	const char *kind;
+	int k;
+
+	if (sqlite3_prepare_v2(x->db, "SELECT kind, path FROM artifacts "
+	    "WHERE table_fqn = ?", -1, &st, NULL) != SQLITE_OK)
+		return call_fail(x->c, "index read failed: %s",
+		    sqlite3_errmsg(x->db));
+	sqlite3_bind_text(st, 1, x->fqn, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		kind = (const char *)sqlite3_column_text(st, 0);
+		if (kind == NULL || (k = tc_kind(kind)) < 0)
+			continue;
+		x->art[k].declared = 1;
+		x->art[k].path = tc_col(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(x->db, "SELECT path, status, error FROM files "
+	    "WHERE kind = 'manifest_annotations'", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		x->ma_path = tc_col(st, 0);
+	}
+	sqlite3_finalize(st);
+	for (k = 0; k < CTX_NKINDS; k++)
+		if (x->art[k].path != NULL &&
+		    call_pin1(x->c, x->art[k].path) == -1)
+			return -1;
+	if (x->ma_path != NULL && call_pin1(x->c, x->ma_path) == -1)
+		return -1;
+	return 0;
+}
+
+/* Status, error and parsed document of one file (after pinning). */
+static cJSON *
+tc_file(struct ctx *x, const char *path, char **status, char **error)
+{
+	sqlite3_stmt *st = NULL;
+	const char *doc;
+	cJSON *v = NULL;
+
+	*status = NULL;
+	*error = NULL;
+	if (path == NULL) {
+		*status = strdup("outside_root");
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(x->db, "SELECT status, error, doc FROM files "
+	    "WHERE path = ?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*status = tc_col(st, 0);
+		*error = tc_col(st, 1);
+		doc = (const char *)sqlite3_column_text(st, 2);
+		if (doc != NULL && *status != NULL &&
+		    strcmp(*status, "ok") == 0)
+			v = srv_json_parse(doc, strlen(doc));
+	} else {
+		*status = strdup("absent");
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A text artifact read fresh from disk; absent when the file is gone. */
+static char *
+tc_text(struct ctx *x, int k)
+{
+	struct dbp_diag d;
+	char full[DBP_MAX_PATH], *buf = NULL;
+	size_t len;
+
+	if (x->art[k].status == NULL || strcmp(x->art[k].status, "ok") != 0)
+		return NULL;
+	if (snprintf(full, sizeof(full), "%s/%s",
+	    x->c->conn->conf->print_root, x->art[k].path) >= (int)sizeof(full))
+		return NULL;
+	if (dbp_read_file(full, DBP_MAX_FILE_BYTES, &buf, &len, NULL,
+	    &d) == -1) {
+		free(x->art[k].status);
+		x->art[k].status = strdup(errno == ENOENT ? "absent" :
+		    "unreadable");
+		free(x->art[k].error);
+		x->art[k].error = strdup(d.msg);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Scope detection (research 3.0): a top-level scope key, or any column's
+ * integer rows_scanned echo. */
+static int
+tc_scope(struct ctx *x)
+{
+	cJSON *sc, *c, *rs;
+	int has_key;
+
+	if (!cJSON_IsObject(x->stats))
+		return 0;
+	rs = cJSON_GetObjectItemCaseSensitive(x->stats, "row_count");
+	if (cJSON_IsNumber(rs)) {
+		x->has_stats_rows = 1;
+		x->stats_row_count = ctx_int(rs, 0);
+	}
+	sc = cJSON_GetObjectItemCaseSensitive(x->stats, "scope");
+	has_key = cJSON_HasObjectItem(x->stats, "scope");
+	if (cJSON_IsObject(sc)) {
+		rs = cJSON_GetObjectItemCaseSensitive(sc, "rows_scanned");
+		if (cJSON_IsNumber(rs)) {
+			x->has_scanned = 1;
+			x->rows_scanned = ctx_int(rs, 0);
+		}
+	}
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(x->stats,
+	    "columns")) {
+		rs = cJSON_GetObjectItemCaseSensitive(c, "rows_scanned");
+		if (!cJSON_IsNumber(rs))
+			continue;
+		has_key = 1;
+		if (!x->has_scanned) {
+			x->has_scanned = 1;
+			x->rows_scanned = ctx_int(rs, 0);
+		}
+		break;
+	}
+	if (!has_key)
+		return 0;
+	x->scoped = 1;
+	x->scope = cJSON_IsObject(sc) ? cJSON_Duplicate(sc, 1) :
+	    cJSON_CreateObject();
+	return x->scope == NULL ? -1 : 0;
+}
+
+/* Pin the statistics annotations of every table a derived_from names,
+ * so the cursor covers the notes inherited from them. */
+static int
+tc_pin_sources(struct ctx *x)
+{
+	sqlite3_stmt *st = NULL;
+	cJSON *c, *df, *s, *cols;
+	const char *name, *dot;
+	char *t;
+	int rc = 0, i;
+
+	if (!x->inc_annot || x->purpose != CTX_QUERY)
+		return 0;
+	if (sqlite3_prepare_v2(x->db, "SELECT path FROM artifacts WHERE "
+	    "table_fqn = ? AND kind = 'statistics_annotations'", -1, &st,
+	    NULL) != SQLITE_OK)
+		return 0;
+	cols = cJSON_GetObjectItemCaseSensitive(x->stats, "columns");
+	cJSON_ArrayForEach(c, cols) {
+		for (i = 0; i < 2; i++) {
+			df = cJSON_GetObjectItemCaseSensitive(i == 0 ?
+			    ctx_col_annot(x, c->string) : c, "derived_from");
+			if (df == NULL)
+				continue;
+			s = cJSON_IsArray(df) ? df->child : df;
+			for (; s != NULL && rc == 0;
+			    s = cJSON_IsArray(df) ? s->next : NULL) {
+				name = cJSON_IsString(s) ? s->valuestring :
+				    cJSON_IsString(cJSON_GetObjectItem(s,
+				    "table")) ? cJSON_GetObjectItem(s,
+				    "table")->valuestring : NULL;
+				if (name == NULL)
+					continue;
+				t = cJSON_IsString(s) && (dot = strrchr(name,
+				    '.')) != NULL ? strndup(name,
+				    (size_t)(dot - name)) : strdup(name);
+				if (t == NULL)
+					break;
+				sqlite3_reset(st);
+				sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+				if (strcmp(t, x->fqn) != 0 &&
+				    sqlite3_step(st) == SQLITE_ROW &&
+				    sqlite3_column_text(st, 0) != NULL)
+					rc = call_pin1(x->c, (const char *)
+					    sqlite3_column_text(st, 0));
+				free(t);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+tc_load(struct ctx *x)
+{
+	cJSON *ma;
+	cJSON **docs[CTX_NKINDS] = { NULL, &x->stats, &x->rel, NULL,
+	    &x->sannot, &x->rannot };
+	int k;
+
+	if (call_pin1(x->c, "manifest.yaml") == -1 || tc_manifest(x) == -1 ||
+	    tc_table(x) == -1 || tc_artifacts(x) == -1)
+		return -1;
+	for (k = 0; k < CTX_NKINDS; k++) {
+		cJSON *doc;
+
+		if (!x->art[k].declared)
+			continue;
+		doc = tc_file(x, x->art[k].path, &x->art[k].status,
+		    &x->art[k].error);
+		if (docs[k] != NULL)
+			*docs[k] = doc;
+		else
+			cJSON_Delete(doc);
+	}
+	/* a document of the wrong shape reads as no document */
+	if (x->stats != NULL && !cJSON_IsObject(x->stats)) {
+		cJSON_Delete(x->stats);
+		x->stats = NULL;
+	}
+	x->ddl = tc_text(x, CTX_DDL);
+	/* read even when not shown: it decides the Meanings cue */
+	x->description = tc_text(x, CTX_DESC);
+	if (x->ma_path != NULL) {
+		ma = tc_file(x, x->ma_path, &x->ma_status, &x->ma_error);
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ma,
+		    "notes"))) {
+			const char *n = cJSON_GetObjectItemCaseSensitive(ma,
+			    "notes")->valuestring;
+
+			if (n[strspn(n, " \t\r\n")] != '\0')
+				x->conn_notes = strdup(n);
+		}
+		cJSON_Delete(ma);
+	}
+	if (tc_scope(x) == -1)
+		return call_fail(x->c, "out of memory");
+	if (!x->inc_rel) {
+		/* nothing of the graph is shown; skip reading other files */
+		return tc_pin_sources(x);
+	}
+	if (ctx_rel_build(x) == -1)
+		return -1;
+	return tc_pin_sources(x);
+}
+
+int
+tool_get_table_context(struct call *c)
+{
+	struct ctx x;
+	struct ctx_obj o;
+	struct ctx_md m;
+	const cJSON *v;
+	size_t pos = 0;
+	int rc = -1;
+
+	memset(&x, 0, sizeof(x));
+	memset(&o, 0, sizeof(o));
+	memset(&m, 0, sizeof(m));
+	x.c = c;
+	x.db = c->conn->db;
+	v = cJSON_GetObjectItemCaseSensitive(c->args, "table");
+	if (!cJSON_IsString(v))
+		return call_fail(c, "get_table_context requires 'table'.");
+	x.fqn = v->valuestring;
+	v = cJSON_GetObjectItemCaseSensitive(c->args, "purpose");
+	x.purpose = cJSON_IsString(v) && strcmp(v->valuestring, "query") == 0 ?
+	    CTX_QUERY : CTX_PROFILE;
+	v = cJSON_GetObjectItemCaseSensitive(c->args, "format");
+	x.format = !cJSON_IsString(v) ? CTX_MD :
+	    strcmp(v->valuestring, "json") == 0 ? CTX_JSON :
+	    strcmp(v->valuestring, "yaml") == 0 ? CTX_YAML : CTX_MD;
+	x.inc_stats = tc_flag(c->args, "include_stats");
+	x.inc_rel = tc_flag(c->args, "include_relationships");
+	x.inc_desc = tc_flag(c->args, "include_description");
+	x.inc_annot = tc_flag(c->args, "include_annotations");
+	if (tc_load(&x) == -1 || call_position(c, &pos) == -1)
+		goto done;
+	if (x.format == CTX_MD) {
+		if (ctx_md_build(&x, &m) == -1)
+			goto done;
+		rc = ctx_page_md(c, &m, pos);
+	} else {
+		if (ctx_obj_build(&x, &o) == -1)
+			goto done;
+		rc = ctx_page_obj(c, &o, x.format == CTX_YAML, pos);
+	}
+done:
+	ctx_md_release(&m);
+	ctx_obj_release(&o);
+	tc_release(&x);
+	return rc;
+}
