@@ -1,0 +1,1004 @@
+/*
+ * tool_resolve_value.c - resolve_value (spec 4.7): how a phrase, code or
+ * spelling is stored in one column's published values list.
+ *
+ * The match is the first that applies: stored (the text folds to listed
+ * values: one index lookup on column_values(column_id, fold)); definition
+ * (a value's note names the text on word boundaries, either way round:
+ * only the column's few per-value notes are read); nearest (trigram
+ * Jaccard above a floor: a long list is narrowed through value_trigrams to
+ * the values sharing enough trigrams, a short one is scored whole); none;
+ * or unavailable with its reason.  Every non-list key rides every page;
+ * spellings or candidates are walked before domain.
+ *
+ * The reply depends on manifest.yaml and the table's declared statistics
+ * and statistics_annotations files; those are pinned.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+
+/* The column (or part) resolved against. */
+struct rv_col {
+	sqlite3_int64	 id;
+	char		*classification;
+	char		*coverage;	/* JSON spelling or NULL */
+	char		*state;		/* values_state */
+	long long	 listed;
+	int		 complete;
+	char		*redacted;
+	char		*looks_like;
+};
+
+/* The table. */
+struct rv_tab {
+	int		 scoped;
+	char		*scope;		/* JSON */
+	int		 has_rows;
+	long long	 stats_rows;
+	int		 has_scanned;
+	long long	 scanned;
+	int		 catalog_only;
+};
+
+/* One candidate of the nearest match. */
+struct rv_near {
+	int		 ord;
+	double		 score;
+	char		*text;
+};
+
+struct rv {
+	struct call	*c;
+	const char	*table;
+	const char	*column;
+	const char	*part;		/* NULL: the column itself */
+	const char	*text;
+	struct rv_tab	 t;
+	struct rv_col	 col;
+	char		*fold;		/* fold(text) */
+};
+
+static int
+rv_dberr(struct rv *r)
+{
+	return call_fail(r->c, "index read failed: %s",
+	    sqlite3_errmsg(r->c->conn->db));
+}
+
+static char *
+rv_dup(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+
+	return t == NULL ? NULL : strdup(t);
+}
+
+/* The payload {value, count, [note], [spelling_of]} of a row selected
+ * as (ord, value, count, note, spelling_of, text, fold). */
+static cJSON *
+rv_payload(sqlite3_stmt *st)
+{
+	cJSON *p;
+	const char *v;
+
+	if ((p = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddItemToObject(p, "value", tm_json((const char *)
+	    sqlite3_column_text(st, 1)));
+	if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+		cJSON_AddNullToObject(p, "count");
+	else
+		cJSON_AddItemToObject(p, "count", tm_int_node(
+		    sqlite3_column_int64(st, 2)));
+	if ((v = (const char *)sqlite3_column_text(st, 3)) != NULL)
+		cJSON_AddStringToObject(p, "note", v);
+	if ((v = (const char *)sqlite3_column_text(st, 4)) != NULL &&
+	    strcmp(v, "null") != 0)
+		cJSON_AddItemToObject(p, "spelling_of", tm_json(v));
+	return p;
+}
+
+/* Pin the table's declared file of kind when there is one; *path gets
+ * the relative path (malloc'd) or NULL, *declared whether the manifest
+ * declares it at all. */
+static int
+rv_artifact(struct rv *r, const char *kind, char **path, int *declared)
+{
+	static const char sql[] =
+	    "SELECT path FROM artifacts WHERE table_fqn = ?1 AND kind = ?2";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*path = NULL;
+	*declared = 0;
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return rv_dberr(r);
+	sqlite3_bind_text(st, 1, r->table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*declared = 1;
+		*path = rv_dup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return rv_dberr(r);
+	if (*path != NULL && call_pin1(r->c, *path) == -1)
+		return -1;
+	return 0;
+}
+
+/* Fail for a declared file whose path leads outside the print root: the
+ * indexer's message for it (SPEC 2.5). */
+static int
+rv_escaped(struct rv *r, const char *kind, const char *file)
+{
+	static const char sql[] = "SELECT error FROM files WHERE "
+	    "table_fqn = ?1 AND kind = ?2 AND error IS NOT NULL";
+	sqlite3_stmt *st = NULL;
+	char *msg = NULL;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, r->table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			msg = rv_dup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (msg != NULL) {
+		call_fail(r->c, "%s", msg);
+		free(msg);
+		return -1;
+	}
+	return call_fail(r->c, "%s of table '%s' leads outside the print "
+	    "root (SPEC 2.5); not read", file, r->table);
+}
+
+/* Fail with the files row's message when the declared file at path is
+ * not usable: absent or unparseable (statistics), unparseable or off its
+ * schema (annotations, where absent is allowed).  0 when usable. */
+static int
+rv_file_ok(struct rv *r, const char *path, const char *kind,
+    const char *file, int may_miss)
+{
+	struct srv_file f;
+	struct dbp_diag d;
+	int rc;
+
+	if (path == NULL)
+		return rv_escaped(r, kind, file);
+	rc = srv_file_get(r->c->conn, path, &f, &d);
+	if (rc == -1)
+		return call_fail(r->c, "%s", d.msg);
+	if (rc == 1)
+		return may_miss ? 0 : call_fail(r->c, "manifest references %s "
+		    "but file is absent at %s. Re-run dbprint generate.", file,
+		    path);
+	/* a statistics.yaml that parses to no mapping reads as one listing
+	 * no columns (upstream 3.3), so the column error names none */
+	if (strcmp(f.status, "ok") == 0 || (may_miss &&
+	    strcmp(f.status, "absent") == 0) || (!may_miss &&
+	    strcmp(f.status, "shape_error") == 0)) {
+		srv_file_release(&f);
+		return 0;
+	}
+	if (f.error != NULL)
+		call_fail(r->c, "%s", f.error);
+	else
+		call_fail(r->c, "%s: %s could not be read (%s)", path, file,
+		    f.status);
+	srv_file_release(&f);
+	return -1;
+}
+
+/* The table's facts; 1 when it is no walkable entry. */
+static int
+rv_table(struct rv *r)
+{
+	static const char sql[] = "SELECT scoped, scope, stats_row_count, "
+	    "rows_scanned, catalog_only FROM tables WHERE fqn = ?1 AND "
+	    "walkable = 1";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return rv_dberr(r);
+	sqlite3_bind_text(st, 1, r->table, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		r->t.scoped = sqlite3_column_int(st, 0) == 1;
+		r->t.scope = rv_dup(st, 1);
+		r->t.has_rows = sqlite3_column_type(st, 2) != SQLITE_NULL;
+		r->t.stats_rows = sqlite3_column_int64(st, 2);
+		r->t.has_scanned = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		r->t.scanned = sqlite3_column_int64(st, 3);
+		r->t.catalog_only = sqlite3_column_int(st, 4) == 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 1;
+	return rc == SQLITE_ROW ? 0 : rv_dberr(r);
+}
+
+/* "a, b, c" of the sorted first column of sql bound to (?1, ?2); NULL
+ * when there are none.  *err set on failure. */
+static char *
+rv_names(struct rv *r, const char *sql, const char *a, const char *b,
+    int *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct dbp_buf buf;
+	int rc, n = 0;
+
+	*err = 0;
+	dbp_buf_init(&buf, DBP_MAX_FILE_BYTES);
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+	    SQLITE_OK) {
+		*err = 1;
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+	if (b != NULL)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		dbp_buf_addf(&buf, "%s%s", n++ > 0 ? ", " : "",
+		    (const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE || buf.failed) {
+		*err = 1;
+		dbp_buf_release(&buf);
+		return NULL;
+	}
+	if (n == 0) {
+		dbp_buf_release(&buf);
+		return NULL;
+	}
+	return dbp_buf_take(&buf);
+}
+
+/* Find the column (and part); fail with the spec's sentence when the
+ * statistics do not carry it. */
+static int
+rv_column(struct rv *r)
+{
+	static const char sql[] = "SELECT id, classification, "
+	    "values_coverage, values_state, listed, complete, redacted, "
+	    "looks_like FROM columns WHERE table_fqn = ?1 AND name = ?2 AND "
+	    "part = ?3 AND in_stats = 1";
+	static const char sql_cols[] = "SELECT name FROM columns WHERE "
+	    "table_fqn = ?1 AND part = '' AND in_stats = 1 ORDER BY name";
+	static const char sql_parts[] = "SELECT part FROM columns WHERE "
+	    "table_fqn = ?1 AND name = ?2 AND part <> '' AND in_stats = 1 "
+	    "ORDER BY part";
+	sqlite3_stmt *st = NULL;
+	char *names, *qc, *qt, *qp;
+	int rc, err, k;
+
+	for (k = 0; k < (r->part != NULL ? 2 : 1); k++) {
+		if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+		    SQLITE_OK)
+			return rv_dberr(r);
+		sqlite3_bind_text(st, 1, r->table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, r->column, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, k == 0 ? "" : r->part, -1,
+		    SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			free(r->col.classification);
+			free(r->col.coverage);
+			free(r->col.state);
+			free(r->col.redacted);
+			free(r->col.looks_like);
+			r->col.id = sqlite3_column_int64(st, 0);
+			r->col.classification = rv_dup(st, 1);
+			r->col.coverage = rv_dup(st, 2);
+			r->col.state = rv_dup(st, 3);
+			r->col.listed = sqlite3_column_int64(st, 4);
+			r->col.complete = sqlite3_column_int(st, 5) == 1;
+			r->col.redacted = rv_dup(st, 6);
+			r->col.looks_like = rv_dup(st, 7);
+		}
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW)
+			continue;
+		if (rc != SQLITE_DONE)
+			return rv_dberr(r);
+		qc = dbp_pyrepr_str(r->column);
+		qt = dbp_pyrepr_str(r->table);
+		if (k == 0) {
+			names = rv_names(r, sql_cols, r->table, NULL, &err);
+			if (err)
+				rc = rv_dberr(r);
+			else if (names == NULL)
+				rc = call_fail(r->c, "column %s not found in "
+				    "table %s. Columns: none - the table's "
+				    "statistics list no columns.", qc, qt);
+			else
+				rc = call_fail(r->c, "column %s not found in "
+				    "table %s. Columns: %s.", qc, qt, names);
+		} else {
+			qp = dbp_pyrepr_str(r->part);
+			names = rv_names(r, sql_parts, r->table, r->column,
+			    &err);
+			if (err)
+				rc = rv_dberr(r);
+			else if (names == NULL)
+				rc = call_fail(r->c, "part %s not found in "
+				    "column %s of table %s. Parts: none - the "
+				    "column lists no parts.", qp, qc, qt);
+			else
+				rc = call_fail(r->c, "part %s not found in "
+				    "column %s of table %s. Parts: %s.", qp, qc,
+				    qt, names);
+			free(qp);
+		}
+		free(names);
+		free(qc);
+		free(qt);
+		return -1;
+	}
+	return 0;
+}
+
+/* The unavailable reason (upstream 3.3 step 9), or NULL when the values
+ * list can be matched.  malloc'd. */
+static char *
+rv_reason(struct rv *r, int *oom)
+{
+	static const char *const carried_not[] = { "json", "binary",
+	    "unsupported", "spatial", "vector", "composite" };
+	const char *st = r->col.state, *cls = r->col.classification;
+	char *qc, *out = NULL;
+	const char *cause;
+	size_t i;
+
+	*oom = 0;
+	if ((qc = dbp_pyrepr_str(r->column)) == NULL) {
+		*oom = 1;
+		return NULL;
+	}
+	if (st != NULL && strcmp(st, "unmeasured") == 0) {
+		if (asprintf(&out, "column %s values are unmeasured: the read "
+		    "failed this run", qc) < 0)
+			out = NULL;
+	} else if (st == NULL || strcmp(st, "listed") != 0) {
+		cause = "not emitted for this column";
+		if (st != NULL && strcmp(st, "redacted") == 0)
+			cause = "withheld by the redacted marker";
+		else if (r->t.catalog_only)
+			cause = "not measured for a catalog-only view";
+		else if (cls != NULL && strcmp(cls, "text") == 0 &&
+		    r->col.looks_like != NULL &&
+		    strcmp(r->col.looks_like, "prose") == 0)
+			cause = "not carried by prose";
+		else
+			for (i = 0; cls != NULL && i < sizeof(carried_not) /
+			    sizeof(carried_not[0]); i++)
+				if (strcmp(cls, carried_not[i]) == 0)
+					cause = NULL;
+		if (cause == NULL) {
+			if (asprintf(&out, "column %s publishes no values: not "
+			    "carried by %s", qc, cls) < 0)
+				out = NULL;
+		} else if (asprintf(&out, "column %s publishes no values: %s",
+		    qc, cause) < 0)
+			out = NULL;
+	} else if (r->col.redacted != NULL && r->col.redacted[0] != '\0') {
+		if (asprintf(&out, "column %s is redacted (%s), so its values "
+		    "are withheld", qc, r->col.redacted) < 0)
+			out = NULL;
+	} else if (r->t.scoped && r->t.has_scanned && r->t.scanned == 0) {
+		if ((out = strdup("the scan read no rows, so there is no value "
+		    "list to match the phrase against")) == NULL)
+			*oom = 1;
+		free(qc);
+		return out;
+	} else {
+		free(qc);
+		return NULL;
+	}
+	free(qc);
+	if (out == NULL)
+		*oom = 1;
+	return out;
+}
+
+/* Append the payloads of rows of a prepared statement to arr. */
+static int
+rv_rows(struct rv *r, sqlite3_stmt *st, cJSON *arr)
+{
+	cJSON *p;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((p = rv_payload(st)) == NULL)
+			return call_fail(r->c, "out of memory");
+		cJSON_AddItemToArray(arr, p);
+	}
+	return rc == SQLITE_DONE ? 0 : rv_dberr(r);
+}
+
+static int
+rv_stored(struct rv *r, cJSON *arr)
+{
+	static const char sql[] = "SELECT ord, value, count, note, "
+	    "spelling_of, text, fold FROM column_values WHERE column_id = ?1 "
+	    "AND fold = ?2 ORDER BY ord";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return rv_dberr(r);
+	sqlite3_bind_int64(st, 1, r->col.id);
+	sqlite3_bind_text(st, 2, r->fold, -1, SQLITE_STATIC);
+	rc = rv_rows(r, st, arr);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+rv_cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * definition: the column's per-value notes (str(value) -> note, the last
+ * of a repeated value winning, blanks dropped, as upstream builds its
+ * dict) whose folded note names the phrase or is named by it; then the
+ * listed entries of those values, in list order.
+ */
+static int
+rv_definition(struct rv *r, cJSON *arr)
+{
+	static const char sql_notes[] = "SELECT text, note FROM value_notes "
+	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
+	static const char sql_val[] = "SELECT ord FROM column_values WHERE "
+	    "column_id = ?1 AND fold = ?2 AND text = ?3";
+	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
+	    "column_id = ?1 AND text IS NULL";
+	static const char sql_ord[] = "SELECT ord, value, count, note, "
+	    "spelling_of, text, fold FROM column_values WHERE "
+	    "column_id = ?1 AND ord = ?2";
+	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
+	char **keys = NULL, **notes = NULL, *nf, *kf;
+	int *ords = NULL, rc, res = -1, hit;
+	size_t nk = 0, capk = 0, no = 0, capo = 0, i, j;
+
+	if (r->fold[0] == '\0')
+		return 0;
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_notes, -1, &ns, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db, sql_val, -1, &vs,
+	    NULL) != SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db, sql_null,
+	    -1, &zs, NULL) != SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db,
+	    sql_ord, -1, &os, NULL) != SQLITE_OK) {
+		rv_dberr(r);
+		goto out;
+	}
+	sqlite3_bind_text(ns, 1, r->table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(ns, 2, r->column, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(ns)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(ns, 0);
+		const char *n = (const char *)sqlite3_column_text(ns, 1);
+
+		if (k == NULL || n == NULL || n[0] == '\0')
+			continue;
+		for (i = 0; i < nk && strcmp(keys[i], k) != 0; i++)
+			;
+		if (i == nk) {
+			if (nk == capk) {
+				char **a, **b;
+
+				capk = capk == 0 ? 8 : capk * 2;
+				a = realloc(keys, capk * sizeof(*a));
+				if (a != NULL)
+					keys = a;
+				b = realloc(notes, capk * sizeof(*b));
+				if (b != NULL)
+					notes = b;
+				if (a == NULL || b == NULL)
+					goto oom;
+			}
+			if ((keys[nk] = strdup(k)) == NULL)
+				goto oom;
+			notes[nk++] = NULL;
+		}
+		free(notes[i]);
+		if ((notes[i] = strdup(n)) == NULL)
+			goto oom;
+	}
+	if (rc != SQLITE_DONE) {
+		rv_dberr(r);
+		goto out;
+	}
+	for (i = 0; i < nk; i++) {
+		if ((nf = tm_fold(notes[i])) == NULL)
+			goto oom;
+		hit = nf[0] != '\0' && (tm_word_in(r->fold, nf) ||
+		    tm_word_in(nf, r->fold));
+		free(nf);
+		if (!hit)
+			continue;
+		if ((kf = tm_fold(keys[i])) == NULL)
+			goto oom;
+		for (j = 0; j < 2; j++) {
+			sqlite3_stmt *q = j == 0 ? vs : zs;
+
+			if (j == 1 && strcmp(keys[i], "None") != 0)
+				break;
+			sqlite3_reset(q);
+			sqlite3_bind_int64(q, 1, r->col.id);
+			if (j == 0) {
+				sqlite3_bind_text(q, 2, kf, -1, SQLITE_STATIC);
+				sqlite3_bind_text(q, 3, keys[i], -1,
+				    SQLITE_STATIC);
+			}
+			while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+				if (no == capo) {
+					int *a;
+
+					capo = capo == 0 ? 16 : capo * 2;
+					if ((a = realloc(ords, capo *
+					    sizeof(*a))) == NULL) {
+						free(kf);
+						goto oom;
+					}
+					ords = a;
+				}
+				ords[no++] = sqlite3_column_int(q, 0);
+			}
+		}
+		free(kf);
+	}
+	qsort(ords, no, sizeof(*ords), rv_cmp_int);
+	for (i = 0; i < no; i++) {
+		if (i > 0 && ords[i] == ords[i - 1])
+			continue;
+		sqlite3_reset(os);
+		sqlite3_bind_int64(os, 1, r->col.id);
+		sqlite3_bind_int(os, 2, ords[i]);
+		if (rv_rows(r, os, arr) == -1)
+			goto out;
+	}
+	res = 0;
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+out:
+	for (i = 0; i < nk; i++) {
+		free(keys[i]);
+		free(notes[i]);
+	}
+	free(keys);
+	free(notes);
+	free(ords);
+	sqlite3_finalize(ns);
+	sqlite3_finalize(vs);
+	sqlite3_finalize(zs);
+	sqlite3_finalize(os);
+	return res;
+}
+
+static int
+rv_near_cmp(const void *a, const void *b)
+{
+	const struct rv_near *x = a, *y = b;
+	int c;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if ((c = strcmp(x->text, y->text)) != 0)
+		return c;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Keep entry (ord, text, fold) in the running top list when it scores
+ * at or above the floor. */
+static int
+rv_near_consider(struct rv_near *top, size_t *ntop,
+    const struct tm_trigrams *q, int ord, const char *text,
+    const char *fold)
+{
+	struct tm_trigrams t;
+	struct rv_near cand;
+	double s;
+
+	if (tm_trigrams(fold, &t) == -1)
+		return -1;
+	s = tm_jaccard(q, &t);
+	tm_trigrams_free(&t);
+	if (s < TM_NEAREST_FLOOR)
+		return 0;
+	cand.ord = ord;
+	cand.score = s;
+	cand.text = (char *)text;
+	if (*ntop == TM_NEAREST_LIMIT &&
+	    rv_near_cmp(&cand, &top[TM_NEAREST_LIMIT - 1]) >= 0)
+		return 0;
+	if ((cand.text = strdup(text)) == NULL)
+		return -1;
+	if (*ntop == TM_NEAREST_LIMIT) {
+		free(top[TM_NEAREST_LIMIT - 1].text);
+		(*ntop)--;
+	}
+	top[(*ntop)++] = cand;
+	qsort(top, *ntop, sizeof(*top), rv_near_cmp);
+	return 0;
+}
+
+/*
+ * nearest: with trigram rows for the column (a long list), only values
+ * sharing at least floor(0.3 * |T(text)|) trigrams with the text can
+ * reach the floor (J >= 0.3 needs |A & B| >= 0.3 |A | B| >= 0.3 |A|), so
+ * those are counted from the trigram postings and scored exactly; a
+ * short list is scored whole.
+ */
+static int
+rv_nearest(struct rv *r, cJSON *arr)
+{
+	static const char sql_has[] = "SELECT 1 FROM value_trigrams WHERE "
+	    "column_id = ?1 LIMIT 1";
+	static const char sql_post[] = "SELECT ord FROM value_trigrams WHERE "
+	    "column_id = ?1 AND trigram = ?2";
+	static const char sql_all[] = "SELECT ord, text, fold FROM "
+	    "column_values WHERE column_id = ?1 AND fold IS NOT NULL";
+	static const char sql_ord[] = "SELECT ord, value, count, note, "
+	    "spelling_of, text, fold FROM column_values WHERE "
+	    "column_id = ?1 AND ord = ?2";
+	struct rv_near top[TM_NEAREST_LIMIT];
+	struct tm_trigrams q;
+	sqlite3_stmt *st = NULL, *os = NULL;
+	unsigned short *hits = NULL;
+	size_t ntop = 0, i, need, nh;
+	char tri[13];
+	int rc, res = -1, longlist, ord;
+	cJSON *p;
+
+	memset(&q, 0, sizeof(q));
+	if (tm_trigrams(r->fold, &q) == -1)
+		goto oom;
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_has, -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	sqlite3_bind_int64(st, 1, r->col.id);
+	longlist = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_ord, -1, &os, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	if (longlist) {
+		nh = r->col.listed > 0 ? (size_t)r->col.listed : 0;
+		if ((hits = calloc(nh + 1, sizeof(*hits))) == NULL)
+			goto oom;
+		need = (size_t)floor(TM_NEAREST_FLOOR * (double)q.n);
+		if (need == 0)
+			need = 1;
+		if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st,
+		    NULL) != SQLITE_OK)
+			goto dberr;
+		for (i = 0; i < q.n; i++) {
+			tm_trigram_text(q.v[i], tri);
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, r->col.id);
+			sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+				ord = sqlite3_column_int(st, 0);
+				if (ord >= 0 && (size_t)ord < nh &&
+				    hits[ord] < 0xffff)
+					hits[ord]++;
+			}
+			if (rc != SQLITE_DONE)
+				goto dberr;
+		}
+		for (i = 0; i < nh; i++) {
+			if (hits[i] < need)
+				continue;
+			sqlite3_reset(os);
+			sqlite3_bind_int64(os, 1, r->col.id);
+			sqlite3_bind_int(os, 2, (int)i);
+			if (sqlite3_step(os) != SQLITE_ROW ||
+			    sqlite3_column_type(os, 6) == SQLITE_NULL)
+				continue;
+			if (rv_near_consider(top, &ntop, &q, (int)i,
+			    (const char *)sqlite3_column_text(os, 5),
+			    (const char *)sqlite3_column_text(os, 6)) == -1)
+				goto oom;
+		}
+	} else {
+		if (sqlite3_prepare_v2(r->c->conn->db, sql_all, -1, &st,
+		    NULL) != SQLITE_OK)
+			goto dberr;
+		sqlite3_bind_int64(st, 1, r->col.id);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (rv_near_consider(top, &ntop, &q,
+			    sqlite3_column_int(st, 0),
+			    (const char *)sqlite3_column_text(st, 1),
+			    (const char *)sqlite3_column_text(st, 2)) == -1)
+				goto oom;
+		if (rc != SQLITE_DONE)
+			goto dberr;
+	}
+	for (i = 0; i < ntop; i++) {
+		sqlite3_reset(os);
+		sqlite3_bind_int64(os, 1, r->col.id);
+		sqlite3_bind_int(os, 2, top[i].ord);
+		if (sqlite3_step(os) != SQLITE_ROW)
+			goto dberr;
+		if ((p = rv_payload(os)) == NULL)
+			goto oom;
+		cJSON_AddItemToObject(p, "score", tm_float_node(
+		    tm_round(top[i].score, 4)));
+		cJSON_AddItemToArray(arr, p);
+	}
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+out:
+	for (i = 0; i < ntop; i++)
+		free(top[i].text);
+	tm_trigrams_free(&q);
+	free(hits);
+	sqlite3_finalize(st);
+	sqlite3_finalize(os);
+	return res;
+}
+
+/* The whole list as payloads (domain). */
+static int
+rv_domain(struct rv *r, cJSON *arr)
+{
+	static const char sql[] = "SELECT ord, value, count, note, "
+	    "spelling_of, text, fold FROM column_values WHERE column_id = ?1 "
+	    "ORDER BY ord";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return rv_dberr(r);
+	sqlite3_bind_int64(st, 1, r->col.id);
+	rc = rv_rows(r, st, arr);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* table, column, [part], text: the head of every reply. */
+static cJSON *
+rv_every(struct rv *r)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "table", r->table);
+	cJSON_AddStringToObject(o, "column", r->column);
+	if (r->part != NULL)
+		cJSON_AddStringToObject(o, "part", r->part);
+	cJSON_AddStringToObject(o, "text", r->text);
+	return o;
+}
+
+/* coverage, exhaustive, listed, [scope, row_count], [sample_caveat]. */
+static void
+rv_base(struct rv *r, cJSON *o, int unavailable)
+{
+	char buf[160];
+
+	cJSON_AddItemToObject(o, "coverage", tm_json(r->col.coverage));
+	cJSON_AddBoolToObject(o, "exhaustive", r->col.complete &&
+	    !r->t.scoped);
+	cJSON_AddItemToObject(o, "listed", tm_int_node(r->col.listed));
+	if (r->t.scoped) {
+		cJSON_AddItemToObject(o, "scope", tm_json(r->t.scope != NULL ?
+		    r->t.scope : "{}"));
+		if (r->t.has_rows)
+			cJSON_AddItemToObject(o, "row_count",
+			    tm_int_node(r->t.stats_rows));
+	}
+	/* the caveat goes from an unavailable reply unless it is scoped */
+	if (unavailable && !r->t.scoped)
+		return;
+	if (!r->col.complete) {
+		snprintf(buf, sizeof(buf), "the print lists %lld of the "
+		    "column's values; a spelling absent here is not evidence "
+		    "that it is absent from the column", r->col.listed);
+		cJSON_AddStringToObject(o, "sample_caveat", buf);
+	} else if (r->t.scoped)
+		cJSON_AddStringToObject(o, "sample_caveat", "the list is the "
+		    "whole domain over the rows scanned, not over the table; a "
+		    "spelling absent here is not evidence that it is absent "
+		    "from the column");
+}
+
+/* Resolve against the found column and page the reply. */
+static int
+rv_answer(struct rv *r, size_t pos)
+{
+	struct page_list pl;
+	cJSON *every = NULL, *found = NULL, *domain = NULL;
+	const char *match = "none", *key = NULL;
+	char *reason;
+	int oom, res = -1;
+
+	memset(&pl, 0, sizeof(pl));
+	if ((every = rv_every(r)) == NULL)
+		goto oom;
+	if ((reason = rv_reason(r, &oom)) != NULL || oom) {
+		if (oom)
+			goto oom;
+		cJSON_AddStringToObject(every, "match", "unavailable");
+		cJSON_AddStringToObject(every, "reason", reason);
+		free(reason);
+		rv_base(r, every, 1);
+		goto page;
+	}
+	rv_base(r, every, 0);
+	if ((found = cJSON_CreateArray()) == NULL)
+		goto oom;
+	if (r->col.complete && r->col.listed <= TM_DOMAIN_LIMIT) {
+		if ((domain = cJSON_CreateArray()) == NULL ||
+		    rv_domain(r, domain) == -1)
+			goto fail;
+	}
+	if (rv_stored(r, found) == -1)
+		goto fail;
+	if (cJSON_GetArraySize(found) > 0) {
+		match = "stored";
+		key = "spellings";
+	} else {
+		if (rv_definition(r, found) == -1)
+			goto fail;
+		if (cJSON_GetArraySize(found) > 0)
+			match = "definition";
+		else if (rv_nearest(r, found) == -1)
+			goto fail;
+		else if (cJSON_GetArraySize(found) > 0)
+			match = "nearest";
+		if (cJSON_GetArraySize(found) > 0)
+			key = "candidates";
+	}
+	cJSON_AddStringToObject(every, "match", match);
+page:
+	pl.every = every;
+	if (key != NULL) {
+		pl.key[0] = key;
+		pl.items[0] = found;
+		if (domain != NULL) {
+			pl.key[1] = "domain";
+			pl.items[1] = domain;
+			pl.empty_on_first[1] = 1;
+		}
+	} else if (domain != NULL) {
+		pl.key[0] = "domain";
+		pl.items[0] = domain;
+		pl.empty_on_first[0] = 1;
+	}
+	res = page_list(r->c, &pl, pos);
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+fail:
+out:
+	cJSON_Delete(every);
+	cJSON_Delete(found);
+	cJSON_Delete(domain);
+	return res;
+}
+
+int
+tool_resolve_value(struct call *c)
+{
+	struct rv r;
+	struct srv_file mf;
+	struct dbp_diag d;
+	const cJSON *a;
+	char *spath = NULL, *apath = NULL, *det, *q;
+	int declared, adeclared, rc, res = -1;
+	size_t pos;
+
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	if ((a = cJSON_GetObjectItemCaseSensitive(c->args, "table")) != NULL)
+		r.table = a->valuestring;
+	if ((a = cJSON_GetObjectItemCaseSensitive(c->args, "column")) != NULL)
+		r.column = a->valuestring;
+	if ((a = cJSON_GetObjectItemCaseSensitive(c->args, "part")) != NULL &&
+	    cJSON_IsString(a))
+		r.part = a->valuestring;
+	if ((a = cJSON_GetObjectItemCaseSensitive(c->args, "text")) != NULL)
+		r.text = a->valuestring;
+	if (r.table == NULL || r.column == NULL || r.text == NULL)
+		return call_fail(c, "resolve_value requires 'table', 'column' "
+		    "and 'text'.");
+	if (call_pin1(c, "manifest.yaml") == -1)
+		return -1;
+	rc = srv_file_get(c->conn, "manifest.yaml", &mf, &d);
+	if (rc == -1)
+		return call_fail(c, "%s", d.msg);
+	if (rc == 0 && strcmp(mf.status, "ok") != 0 && mf.error != NULL) {
+		call_fail(c, "%s", mf.error);
+		srv_file_release(&mf);
+		return -1;
+	}
+	if (rc == 0)
+		srv_file_release(&mf);
+	if ((rc = rv_table(&r)) != 0) {
+		if (rc == 1) {
+			det = srv_err_unknown_table(c->conn, r.table);
+			call_fail(c, "%s", det != NULL ? det : "unknown table");
+			free(det);
+		}
+		goto out;
+	}
+	if (rv_artifact(&r, "statistics", &spath, &declared) == -1 ||
+	    rv_artifact(&r, "statistics_annotations", &apath, &adeclared) ==
+	    -1 || call_position(c, &pos) == -1)
+		goto out;
+	if (!declared) {
+		/* upstream 3.3 step 3 */
+		struct page_list pl;
+		cJSON *every = rv_every(&r);
+
+		if (every == NULL || (q = dbp_pyrepr_str(r.table)) == NULL) {
+			cJSON_Delete(every);
+			call_fail(c, "out of memory");
+			goto out;
+		}
+		cJSON_AddStringToObject(every, "match", "unavailable");
+		det = NULL;
+		if (asprintf(&det, "table %s declares no statistics artifact",
+		    q) < 0)
+			det = NULL;
+		free(q);
+		cJSON_AddStringToObject(every, "reason", det != NULL ? det :
+		    "");
+		free(det);
+		cJSON_AddNullToObject(every, "coverage");
+		cJSON_AddFalseToObject(every, "exhaustive");
+		cJSON_AddItemToObject(every, "listed", tm_int_node(0));
+		memset(&pl, 0, sizeof(pl));
+		pl.every = every;
+		res = page_list(c, &pl, pos);
+		cJSON_Delete(every);
+		goto out;
+	}
+	if (rv_file_ok(&r, spath, "statistics", "statistics.yaml", 0) == -1)
+		goto out;
+	if (adeclared && rv_file_ok(&r, apath,
+	    "statistics_annotations", "statistics.annotations.yaml", 1) == -1)
+		goto out;
+	if (rv_column(&r) == -1)
+		goto out;
+	if ((r.fold = tm_fold(r.text)) == NULL) {
+		call_fail(c, "out of memory");
+		goto out;
+	}
+	res = rv_answer(&r, pos);
+out:
+	free(spath);
+	free(apath);
+	free(r.fold);
+	free(r.t.scope);
+	free(r.col.classification);
+	free(r.col.coverage);
+	free(r.col.state);
+	free(r.col.redacted);
+	free(r.col.looks_like);
+	return res;
+}
