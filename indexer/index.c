@@ -647,8 +647,8 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	switch (f->look.state) {
 	case IX_LOOK_OUTSIDE:
 		f->status = "outside_root";
-		f->error = ox_msg("%s: leads outside the print root %s "
-		    "(SPEC 2.5); not read", abs, r->root);
+		f->error = ox_msg("%s: leads outside the print root (SPEC "
+		    "2.5); not read", abs);
 		return;
 	case IX_LOOK_ABSENT:
 		f->status = "absent";
@@ -778,8 +778,10 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 		}
 		f->rel = joined;
 		ox_classify(r, f);
+		if (f->look.state == IX_LOOK_OUTSIDE)
+			f->outside = 1;	/* a symlink leading out */
 		if (f->outside)
-			outside = outside || f->outside;
+			outside = 1;
 		t->nfiles++;
 	}
 	/* Outside anywhere: the table is not followable and nothing of it
