@@ -37,63 +37,64 @@ struct res_kind {
 	int		 table;		/* per-table (1) or per-connection (0) */
 	int		 optional;	/* listed only when the file exists */
 	int		 yaml;		/* a YAML file: parse errors surface */
-	const char	*label;		/* name/title wording */
+	const char	*label;		/* name wording */
+	const char	*title;		/* title wording */
 	const char	*about;		/* description: what it holds, which
 					 * tool interprets it */
 };
 
 static const struct res_kind res_kinds[] = {
 	{ "manifest", "manifest.yaml", "application/yaml", 0, 0, 1,
-	  "manifest",
+	  "manifest", "Manifest",
 	  "The connection's manifest.yaml: every table the print holds, "
 	  "with its artifacts, row count and profiling time. get_manifest "
 	  "answers the same document as JSON, narrowed by pattern; "
 	  "list_tables judges each table's freshness from it" },
 	{ "diff", "diff.yaml", "application/yaml", 0, 0, 1,
-	  "diff",
+	  "diff", "Diff",
 	  "The connection's diff.yaml: what the last run found changed "
 	  "since the one before, minus relationship events about an edge "
 	  "a human rejected. get_diff answers the same events, narrowed by "
 	  "table or kind" },
 	{ "reading", "reading.md", "text/markdown", 0, 0, 0,
-	  "reading guide",
+	  "reading guide", "Reading guide",
 	  "The print's own reading.md: how its fields read, written by the "
 	  "run that produced it. get_reference with document guide answers "
 	  "our own guide, section by section" },
 	{ "manifest_annotations", "manifest.annotations.yaml",
 	  "application/yaml", 0, 1, 1,
-	  "connection notes",
+	  "connection notes", "Connection notes",
 	  "manifest.annotations.yaml: notes a person wrote about the whole "
 	  "connection. get_table_context carries them as its Connection "
 	  "notes" },
 	{ "ddl", "ddl.sql", "application/sql", 1, 0, 0,
-	  "ddl",
+	  "ddl", "DDL",
 	  "The table's ddl.sql as extracted from the catalog. "
 	  "get_table_context returns it beside the table's joins and "
 	  "values" },
 	{ "statistics", "statistics.yaml", "application/yaml", 1, 0, 1,
-	  "statistics",
+	  "statistics", "Statistics",
 	  "The table's statistics.yaml as written, sketches included. "
 	  "get_table_context interprets it (scope, redaction and unmeasured "
 	  "fields applied); search_columns and resolve_value search it" },
 	{ "relationships", "relationships.yaml", "application/yaml", 1, 0, 1,
-	  "relationships",
+	  "relationships", "Relationships",
 	  "The table's relationships.yaml, minus every edge a human "
 	  "rejected. get_table_context lists the same edges as its Joins, "
 	  "each with its detection" },
 	{ "description", "description.md", "text/markdown", 1, 1, 0,
-	  "description",
+	  "description", "Description",
 	  "description.md, written by a person about the table. "
 	  "get_table_context includes it" },
 	{ "statistics_annotations", "statistics.annotations.yaml",
 	  "application/yaml", 1, 1, 1,
-	  "statistics annotations",
+	  "statistics annotations", "Statistics annotations",
 	  "statistics.annotations.yaml: a person's notes on columns and "
 	  "values. get_table_context includes them; search_columns text "
 	  "searches them" },
 	{ "relationships_annotations", "relationships.annotations.yaml",
 	  "application/yaml", 1, 1, 1,
-	  "relationships annotations",
+	  "relationships annotations", "Relationships annotations",
 	  "relationships.annotations.yaml: a person's notes on the table's "
 	  "edges, rejected ones included - the one place a rejected edge is "
 	  "shown; get_table_context applies them to its Joins" },
@@ -1053,7 +1054,7 @@ res_entry_kind(cJSON *list, int titles, const char *conn, const char *fqn,
 			uri = NULL;
 		if (asprintf(&name, "%s %s", conn, k->label) == -1)
 			name = NULL;
-		if (asprintf(&title, "%s of connection %s", k->label,
+		if (asprintf(&title, "%s of connection %s", k->title,
 		    conn) == -1)
 			title = NULL;
 		if (asprintf(&desc, "%s (connection %s).", k->about,
@@ -1065,7 +1066,7 @@ res_entry_kind(cJSON *list, int titles, const char *conn, const char *fqn,
 			uri = NULL;
 		if (asprintf(&name, "%s %s", fqn, k->label) == -1)
 			name = NULL;
-		if (asprintf(&title, "%s of %s", k->label, fqn) == -1)
+		if (asprintf(&title, "%s of %s", k->title, fqn) == -1)
 			title = NULL;
 		if (asprintf(&desc, "%s: %s.", fqn, k->about) == -1)
 			desc = NULL;
@@ -1347,7 +1348,7 @@ res_templates(struct srv *s, int titles, cJSON **result, int *code,
 		    res_kinds[i].name) >= 0 &&
 		    asprintf(&name, "%s %s", res_kinds[i].table ? "table" :
 		    "connection", res_kinds[i].name) >= 0 &&
-		    asprintf(&title, "The %s of a %s", res_kinds[i].label,
+		    asprintf(&title, "%s of a %s", res_kinds[i].title,
 		    res_kinds[i].table ? "table" : "connection") >= 0 &&
 		    asprintf(&desc, "%s.%s", res_kinds[i].about,
 		    res_kinds[i].table ? " {table} is the dotted FQN, or the "

@@ -164,7 +164,7 @@ mf_as_map(void *ctx, cJSON *page, size_t first, size_t count)
 		cJSON_DetachItemViaPointer(arr, it);
 		cJSON_AddItemToObject(obj, m->names[i++], it);
 	}
-	cJSON_ReplaceItemViaPointer(page, arr, obj);
+	cJSON_ReplaceItemInObjectCaseSensitive(page, "tables", obj);
 }
 
 /* failed_tables filtered by pattern: string entries that match (every
