@@ -1,0 +1,175 @@
+#!/bin/sh
+# t2110-serve-cli.sh - dbprint-serve as a process: the startup checks and
+# their exit-1 messages (upstream-mcp.md 1.1-1.3), --call, the in-memory
+# index when the index cannot be written, an over-long line, pipelined
+# requests, a print file rewritten between two calls, and shutdown on
+# EOF, SIGTERM and SIGINT (exit 0).
+. "$SRCDIR/tests/lib.sh"
+
+P=$T/p
+mkdir -p "$P/prints"
+cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
+cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+
+PING='{"jsonrpc":"2.0","id":1,"method":"ping"}'
+
+# --- startup -----------------------------------------------------------
+mkdir -p "$T/empty"
+out=$(cd "$T/empty" && $VG "$SERVE" </dev/null 2>&1); rc=$?
+dir=$(cd "$T/empty" && pwd -P)
+check_eq "no .dbprint.yaml: exit 1" 1 "$rc"
+check_eq "no .dbprint.yaml: error: <message>" \
+    "error: no .dbprint.yaml found in $dir or any parent directory. Run \`dbprint init\` in the project root to create one." \
+    "$out"
+out=$($VG "$SERVE" --project "$T/nowhere" </dev/null 2>&1); rc=$?
+check_eq "--project without a config: exit 1" 1 "$rc"
+check_contains "--project names an exact location" \
+    "error: no .dbprint.yaml at $T/nowhere/.dbprint.yaml. --project names an exact location" \
+    "$out"
+out=$($VG "$SERVE" nope --project "$P" </dev/null 2>&1); rc=$?
+check_eq "unknown CONNECTION: exit 1 with the bare message" \
+    "1 unknown connection 'nope'. Known: ['demo']." "$rc $out"
+
+mkdir -p "$T/multi"
+cat >"$T/multi/.dbprint.yaml" <<'YAML'
+connections:
+  zeta:
+    adapter: duckdb
+  alpha:
+    adapter: duckdb
+YAML
+out=$($VG "$SERVE" --project "$T/multi" </dev/null 2>&1); rc=$?
+check_eq "several connections, none auto: exit 1 with the hint" \
+    "1 no CONNECTION supplied and multiple connections defined: ['alpha', 'zeta']. Pass one as the positional argument, or mark one or more with \`auto: true\`." \
+    "$rc $out"
+
+out=$($VG "$SERVE" --project "$P" --transport http </dev/null 2>&1); rc=$?
+check_eq "--transport http needs --port" \
+    "1 --port is required when --transport http." "$rc $out"
+out=$($VG "$SERVE" --project "$P" --transport HTTP --host 0.0.0.0 --port 8080 \
+    </dev/null 2>&1); rc=$?
+check_eq "--host must be loopback (transport is case-insensitive)" \
+    "1 --host must be loopback (['127.0.0.1', '::1', 'localhost']); got '0.0.0.0'." \
+    "$rc $out"
+out=$($VG "$SERVE" --project "$P" --transport carrier-pigeon </dev/null 2>&1)
+rc=$?
+check_eq "an unknown transport is a usage error" 2 "$rc"
+out=$($VG "$SERVE" --help 2>&1); rc=$?
+check_contains "--help prints the usage" \
+    "usage: dbprint-serve [CONNECTION] [--project LOC]" "$out"
+
+# --- --call --------------------------------------------------------------
+out=$($VG "$SERVE" --project "$P" --call list_tables '{"pattern": "*"}' \
+    2>"$T/err"); rc=$?
+check_eq "--call: exit 0 on a result" 0 "$rc"
+check_eq "--call: the result's text on stdout" true \
+    "$(printf '%s' "$out" | jq '.total > 0 and (.tables | length) == .total')"
+out=$($VG "$SERVE" demo --call get_table_context '{}' 2>"$T/err" \
+    --project "$P"); rc=$?
+check_eq "--call: exit 1 on an error result, nothing on stdout" "1 " \
+    "$rc $out"
+check_eq "--call: the error text on stderr" \
+    "get_table_context requires 'table'." "$(cat "$T/err")"
+out=$($VG "$SERVE" --project "$P" --call no_such_tool 2>&1); rc=$?
+check_contains "--call: an unknown tool" "1 unknown tool 'no_such_tool'." \
+    "$rc $out"
+out=$($VG "$SERVE" --project "$P" --call list_tables '{not json' 2>&1); rc=$?
+check_contains "--call: arguments that are not JSON" "1 " "$rc "
+check_contains "--call: says the arguments are not JSON" "not JSON" "$out"
+
+# --- the index -------------------------------------------------------------
+check "the index is built at .dbprint/index/<connection>.sqlite" \
+    test -s "$P/.dbprint/index/demo.sqlite"
+out=$(printf '%s\n' "$PING" | $VG "$SERVE" --project "$P" \
+    --index /dev/null/cannot/demo.sqlite 2>"$T/err"); rc=$?
+check_eq "an index that cannot be written: served from memory" \
+    '0 {"jsonrpc":"2.0","id":1,"result":{}}' "$rc $out"
+check_eq "an index that cannot be written: said once on stderr" 1 \
+    "$(grep -c 'in memory' "$T/err")"
+out=$($VG "$SERVE" --project "$P" --index /dev/null/cannot/demo.sqlite \
+    --call list_tables '{}' 2>/dev/null | jq .total)
+check_eq "an in-memory index answers tools" \
+    "$($VG "$SERVE" --project "$P" --call list_tables '{}' | jq .total)" \
+    "$out"
+
+# --- framing under load ------------------------------------------------------
+i=0
+: >"$T/many.in"
+while [ $i -lt 500 ]; do
+	printf '{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' $i >>"$T/many.in"
+	i=$((i + 1))
+done
+$VG "$SERVE" --project "$P" <"$T/many.in" >"$T/many.out" 2>"$T/err"
+check_eq "500 pipelined requests: 500 answers, in order" \
+    "500 0 499" "$(wc -l <"$T/many.out" | tr -d ' ') $(head -1 "$T/many.out" |
+    jq .id) $(tail -1 "$T/many.out" | jq .id)"
+
+{
+	printf '{"jsonrpc":"2.0","id":"long","method":"ping","params":{"x":"'
+	head -c 4300000 /dev/zero | tr '\0' 'a'
+	printf '"}}\n%s\n' "$PING"
+} | $VG "$SERVE" --project "$P" >"$T/long.out" 2>"$T/err"
+check_eq "an over-long line is answered with an error, and serving goes on" \
+    '-32600 null
+1' "$(jq -r '.error.code // .id' "$T/long.out" | head -1) $(jq -r .id \
+    "$T/long.out" | head -1)
+$(jq -r 'select(.result) | .id' "$T/long.out")"
+
+out=$(printf '%s\n' "$PING" | $VG "$SERVE" --project "$P" --log-level debug \
+    2>/dev/null)
+check_eq "stdout carries frames only, even at --log-level debug" \
+    '{"jsonrpc":"2.0","id":1,"result":{}}' "$out"
+
+# --- freshness: a file rewritten between two calls ---------------------------
+mkfifo "$T/fin"
+$VG "$SERVE" --project "$P" <"$T/fin" >"$T/fresh.out" 2>"$T/fresh.err" &
+pid=$!
+exec 3>"$T/fin"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}' >&3
+n=0
+while [ "$(wc -l <"$T/fresh.out")" -lt 1 ] && [ $n -lt 100 ]; do
+	sleep 0.1; n=$((n + 1))
+done
+# Drop the first table from the manifest's tables map.
+m=$P/prints/demo/manifest.yaml
+first=$(printf '%s' "$(head -1 "$T/fresh.out")" |
+    jq -r '.result.content[0].text | fromjson | .tables[0]')
+awk -v fqn="$first" '
+	/^tables:/ { intab = 1; print; next }
+	intab && /^[^ ]/ { intab = 0 }
+	intab && $0 ~ "^  " && $0 !~ "^   " { skip = (index($0, fqn ":") == 3) }
+	!(intab && skip) { print }' "$m" >"$T/m.new"
+sleep 0.05
+cat "$T/m.new" >"$m"
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}' >&3
+exec 3>&-
+wait $pid
+rc=$?
+before=$(sed -n 1p "$T/fresh.out" | jq '.result.content[0].text | fromjson | .total')
+after=$(sed -n 2p "$T/fresh.out" | jq '.result.content[0].text | fromjson | .total')
+check_eq "a rewritten manifest is seen by the next call, no restart" \
+    "$((before - 1))" "$after"
+check_eq "the table dropped from the manifest is gone" "false" \
+    "$(sed -n 2p "$T/fresh.out" | jq --arg t "$first" \
+    '.result.content[0].text | fromjson | .tables | index($t) != null')"
+check_eq "EOF on stdin: exit 0" 0 "$rc"
+
+# --- shutdown on signals -----------------------------------------------------
+for sig in TERM INT; do
+	rm -f "$T/sin"
+	mkfifo "$T/sin"
+	$VG "$SERVE" --project "$P" <"$T/sin" >"$T/sig.out" 2>"$T/sig.err" &
+	pid=$!
+	exec 3>"$T/sin"
+	printf '%s\n' "$PING" >&3
+	n=0
+	while [ "$(wc -l <"$T/sig.out")" -lt 1 ] && [ $n -lt 100 ]; do
+		sleep 0.1; n=$((n + 1))
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	exec 3>&-
+	check_eq "SIG$sig while idle: the request before it answered, exit 0" \
+	    '0 {"jsonrpc":"2.0","id":1,"result":{}}' "$rc $(cat "$T/sig.out")"
+done
