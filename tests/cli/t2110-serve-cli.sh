@@ -173,3 +173,15 @@ for sig in TERM INT; do
 	check_eq "SIG$sig while idle: the request before it answered, exit 0" \
 	    '0 {"jsonrpc":"2.0","id":1,"result":{}}' "$rc $(cat "$T/sig.out")"
 done
+
+# --- the manual --------------------------------------------------------------
+usage=$($VG "$SERVE" --help 2>&1)
+syn=$(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$SRCDIR/man/dbprint-serve.1" |
+    sed -n 's/^\.Op Fl \\-\([a-z-]*\).*/--\1/p' | tr '\n' ' ')
+miss=""
+for o in $syn; do
+	case "$usage" in *"[$o "*|*"[$o]"*) ;; *) miss="$miss $o" ;; esac
+done
+check_eq "usage() names every option of the manual's SYNOPSIS" "" "$miss"
+check_eq "the manual's SYNOPSIS has the eight options" 8 \
+    "$(printf '%s' "$syn" | wc -w | tr -d ' ')"
