@@ -211,14 +211,14 @@ clean6() {
 # next_cursor; prints one page's text per file $T/page.N and the number
 # of pages.
 follow6() {
-	_n=0
+	_pg=0
 	_args=$3
 	while :; do
-		_n=$((_n + 1))
-		call6 "$1" "$2" "$_args" >"$T/page.$_n" || break
-		_c=$(jq -r '.next_cursor // empty' "$T/page.$_n")
+		_pg=$((_pg + 1))
+		call6 "$1" "$2" "$_args" >"$T/page.$_pg" || break
+		_c=$(jq -r '.next_cursor // empty' "$T/page.$_pg")
 		[ -n "$_c" ] || break
 		_args=$(printf '%s' "$3" | jq -c --arg c "$_c" '. + {cursor: $c}')
 	done
-	echo "$_n"
+	echo "$_pg"
 }
