@@ -447,6 +447,8 @@ pg_esc(char c)
 	return 1;
 }
 
+static int	pg_fits(struct obj_pager *p, size_t s, size_t k, int cursor);
+
 /* Split unit u into parts sized to fit a page each. */
 static int
 pg_parts(struct obj_pager *p, size_t u)
@@ -466,10 +468,7 @@ pg_parts(struct obj_pager *p, size_t u)
 	p->n--;
 	if (over == (size_t)-1)
 		return -1;
-	/* yaml may quote and escape differently: keep a margin */
 	avail = DBP_PAGE_CHARS > over + 64 ? DBP_PAGE_CHARS - over : 64;
-	if (p->yaml)
-		avail = avail / 3 > 32 ? avail / 3 : 32;
 	for (off = 0; off < len; off += i) {
 		for (i = 0, w = 0; off + i < len; i++) {
 			size_t e = pg_esc(t[off + i]);
@@ -480,8 +479,13 @@ pg_parts(struct obj_pager *p, size_t u)
 		}
 		if (i == 0)
 			i = 1;
-		if (pg_slot(p, u, 0, 0, off, i) == -1)
+		if (pg_slot(p, u, 999999, 999999, off, i) == -1)
 			return -1;
+		/* yaml may quote a chunk differently: shrink until it fits */
+		while (i > 1 && !pg_fits(p, p->n - 1, 1, 1)) {
+			i -= i / 8 > 0 ? i / 8 : 1;
+			p->slots[p->n - 1].len = i;
+		}
 	}
 	count = p->n - first;
 	for (i = first; i < p->n; i++) {

@@ -402,14 +402,19 @@ ctx_vstatement(struct ctx *x, const struct ctx_vrow *r, struct dbp_buf *b)
 			if (cJSON_GetObjectItemCaseSensitive(r->shown[i],
 			    "spelling_of") == NULL || r->redacted)
 				groups++;
-		dbp_buf_addf(b, "sample: the %zu most frequent cover %s of "
-		    "the non-null rows%s", groups, pct,
-		    x->scoped ? " scanned" : "");
+		if (groups == 1)
+			dbp_buf_addf(b, "sample: the most frequent value covers "
+			    "%s of the non-null rows%s", pct,
+			    x->scoped ? " scanned" : "");
+		else
+			dbp_buf_addf(b, "sample: the %zu most frequent values "
+			    "cover %s of the non-null rows%s", groups, pct,
+			    x->scoped ? " scanned" : "");
 		break;
 	case CTX_V_FREQUENT:
-		dbp_buf_addf(b, "frequent values, not a domain: %zu cover %s "
-		    "of the non-null rows%s", r->nshown, pct,
-		    x->scoped ? " scanned" : "");
+		dbp_buf_addf(b, "frequent values, not a domain: %zu value%s "
+		    "covering %s of the non-null rows%s", r->nshown,
+		    r->nshown == 1 ? "" : "s", pct, x->scoped ? " scanned" : "");
 		break;
 	default:
 		break;

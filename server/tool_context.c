@@ -218,7 +218,8 @@ tc_artifacts(struct ctx *x)
 
 /* Status, error and parsed document of one file (after pinning). */
 static cJSON *
-tc_file(struct ctx *x, const char *path, char **status, char **error)
+tc_file(struct ctx *x, const char *path, const char *kind, char **status,
+    char **error)
 {
 	sqlite3_stmt *st = NULL;
 	const char *doc;
@@ -226,14 +227,18 @@ tc_file(struct ctx *x, const char *path, char **status, char **error)
 
 	*status = NULL;
 	*error = NULL;
-	if (path == NULL) {
-		*status = strdup("outside_root");
+	/* an artifact whose path escapes the root is known by its kind */
+	if (sqlite3_prepare_v2(x->db, path != NULL ?
+	    "SELECT status, error, doc FROM files WHERE path = ?1" :
+	    "SELECT status, error, NULL FROM files WHERE table_fqn = ?2 AND "
+	    "kind = ?3", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
+	if (path != NULL)
+		sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	else {
+		sqlite3_bind_text(st, 2, x->fqn, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
 	}
-	if (sqlite3_prepare_v2(x->db, "SELECT status, error, doc FROM files "
-	    "WHERE path = ?", -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*status = tc_col(st, 0);
 		*error = tc_col(st, 1);
@@ -241,6 +246,10 @@ tc_file(struct ctx *x, const char *path, char **status, char **error)
 		if (doc != NULL && *status != NULL &&
 		    strcmp(*status, "ok") == 0)
 			v = srv_json_parse(doc, strlen(doc));
+	} else if (path == NULL) {
+		*status = strdup("outside_root");
+		*error = strdup("the declared file leads outside the print root "
+		    "(SPEC 2.5); not read");
 	} else {
 		*status = strdup("absent");
 	}
@@ -386,7 +395,7 @@ tc_load(struct ctx *x)
 
 		if (!x->art[k].declared)
 			continue;
-		doc = tc_file(x, x->art[k].path, &x->art[k].status,
+		doc = tc_file(x, x->art[k].path, tc_kinds[k], &x->art[k].status,
 		    &x->art[k].error);
 		if (docs[k] != NULL)
 			*docs[k] = doc;
@@ -402,7 +411,8 @@ tc_load(struct ctx *x)
 	/* read even when not shown: it decides the Meanings cue */
 	x->description = tc_text(x, CTX_DESC);
 	if (x->ma_path != NULL) {
-		ma = tc_file(x, x->ma_path, &x->ma_status, &x->ma_error);
+		ma = tc_file(x, x->ma_path, "manifest_annotations", &x->ma_status,
+		    &x->ma_error);
 		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ma,
 		    "notes"))) {
 			const char *n = cJSON_GetObjectItemCaseSensitive(ma,
