@@ -50,7 +50,7 @@ REFDOCS	= $(sort $(wildcard man/reference/*.md))
 all: deps
 	@$(MAKE) --no-print-directory programs
 
-programs: $(B)/dbprint-index $(B)/dbprint-serve
+programs: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print
 
 deps:
 	@sh tests/deps.sh
@@ -86,7 +86,12 @@ $(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Wno-missing-prototypes -o $@ $< \
 	    $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(B)/libdbprint.a $(LDLIBS_ALL) $(TEST_LIBS)
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(UNIT_BIN)
+# The synthetic print generator: libc only, for tests and make bench.
+$(B)/gen-print: fixtures/gen-print.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
+
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
 
 # The test suite runs against a sanitizer build in build/asan.
 check: deps
