@@ -6,7 +6,8 @@
 #                      in $out (stdout, else stderr), the exit status in $rc
 #   ctx_pages PROJECT CONN JSON FORMAT
 #                      follow the cursor to the last page (at most 200),
-#                      each page's text in $T/pages/<n>; $npages, $maxlen
+#                      each page in $T/pages/<n> as --call printed it (the
+#                      text and one newline); $npages, $maxlen
 #                      (characters), $cursors (the cursors seen, one a line)
 #   ctx_norm ROOT      filter: cursors -> CURSOR, ROOT -> ROOT (so goldens
 #                      do not depend on where the copy lives)
@@ -36,7 +37,7 @@ ctx_pages() {
 		ctx_call "$1" "$2" "$_a"
 		[ "$rc" -eq 0 ] || { npages=-1; return; }
 		npages=$((npages + 1))
-		printf '%s' "$out" >"$T/pages/$npages"
+		cp "$T/out" "$T/pages/$npages"
 		_len=$(printf '%s' "$out" | wc -m)
 		[ "$_len" -gt "$maxlen" ] && maxlen=$_len
 		_cur=$(printf '%s' "$out" | ctx_cursor_of "$4")

@@ -32,7 +32,6 @@ for conn in main other; do
 				while [ $i -le "$npages" ]; do
 					[ "$npages" -gt 1 ] && echo "=== page $i ===" >>"$T/got"
 					ctx_norm "$T/rich" <"$T/pages/$i" >>"$T/got"
-					echo >>"$T/got"
 					[ "$t" = depot.stock.product_spec ] && break
 					i=$((i + 1))
 				done
