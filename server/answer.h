@@ -72,6 +72,15 @@ cJSON	*tm_int_node(long long v);
 cJSON	*tm_json(const char *text);
 
 /* ------------------------------------------------------------------ */
+/* Index reads (answer.c)                                               */
+
+/* The files row of path (relative to the print root) without its
+ * document: 0 with *status and *error (NULL when none) malloc'd, 1 when
+ * there is no row, -1 on an index error.  The caller frees both. */
+int	ans_file_state(struct srv_conn *cn, const char *path, char **status,
+	    char **error);
+
+/* ------------------------------------------------------------------ */
 /* Freshness (freshness.c) - spec 4.2                                   */
 
 /* Python 3.11 datetime.fromisoformat() of s, a value without an offset

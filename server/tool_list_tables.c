@@ -174,13 +174,11 @@ tool_list_tables(struct call *c)
 	const char *pat = "*", *fqn;
 	struct page_list pl;
 	struct lt_ctx x;
-	struct srv_file mf;
-	struct dbp_diag d;
 	sqlite3_stmt *st = NULL;
 	cJSON *items = NULL, *head = NULL, *failed = NULL, *item;
 	unsigned char *gated = NULL;
 	size_t pos, n = 0, cap = 0;
-	char *lo = NULL, *hi = NULL, nowbuf[32];
+	char *lo = NULL, *hi = NULL, nowbuf[32], *mst = NULL, *merr = NULL;
 	int detail = 0, r = -1, rc, g;
 	time_t now = time(NULL);
 	struct tm tmv;
@@ -197,25 +195,16 @@ tool_list_tables(struct call *c)
 	if ((items = cJSON_CreateArray()) == NULL ||
 	    (head = cJSON_CreateObject()) == NULL)
 		goto oom;
-	rc = srv_file_get(c->conn, "manifest.yaml", &mf, &d);
-	if (rc == -1) {
-		call_fail(c, "%s", d.msg);
-		goto out;
-	}
-	if (rc == 0 && strcmp(mf.status, "ok") != 0 &&
-	    strcmp(mf.status, "absent") != 0) {
-		call_fail(c, "%s", mf.error != NULL ? mf.error :
+	rc = ans_file_state(c->conn, "manifest.yaml", &mst, &merr);
+	if (rc == -1)
+		goto dberr;
+	if (rc == 0 && strcmp(mst, "ok") != 0 && strcmp(mst, "absent") != 0) {
+		call_fail(c, "%s", merr != NULL ? merr :
 		    "manifest.yaml could not be read");
-		srv_file_release(&mf);
 		goto out;
 	}
-	if (rc == 0 && strcmp(mf.status, "absent") == 0) {
-		/* an absent manifest lists nothing (upstream 3.1) */
-		srv_file_release(&mf);
-		goto reply;
-	}
-	if (rc == 0)
-		srv_file_release(&mf);
+	if (rc == 0 && strcmp(mst, "absent") == 0)
+		goto reply;	/* an absent manifest lists nothing (3.1) */
 	if ((failed = lt_failed(c, pat)) == NULL)
 		goto out;
 	if (cJSON_GetArraySize(failed) > 0) {
@@ -290,5 +279,7 @@ out:
 	free(gated);
 	free(lo);
 	free(hi);
+	free(mst);
+	free(merr);
 	return r;
 }

@@ -167,34 +167,31 @@ static int
 rv_file_ok(struct rv *r, const char *path, const char *kind,
     const char *file, int may_miss)
 {
-	struct srv_file f;
-	struct dbp_diag d;
-	int rc;
+	char *st, *err;
+	int rc, r2 = 0;
 
 	if (path == NULL)
 		return rv_escaped(r, kind, file);
-	rc = srv_file_get(r->c->conn, path, &f, &d);
+	rc = ans_file_state(r->c->conn, path, &st, &err);
 	if (rc == -1)
-		return call_fail(r->c, "%s", d.msg);
+		return rv_dberr(r);
 	if (rc == 1)
 		return may_miss ? 0 : call_fail(r->c, "manifest references %s "
 		    "but file is absent at %s. Re-run dbprint generate.", file,
 		    path);
 	/* a statistics.yaml that parses to no mapping reads as one listing
 	 * no columns (upstream 3.3), so the column error names none */
-	if (strcmp(f.status, "ok") == 0 || (may_miss &&
-	    strcmp(f.status, "absent") == 0) || (!may_miss &&
-	    strcmp(f.status, "shape_error") == 0)) {
-		srv_file_release(&f);
-		return 0;
-	}
-	if (f.error != NULL)
-		call_fail(r->c, "%s", f.error);
+	if (strcmp(st, "ok") == 0 || (may_miss && strcmp(st, "absent") == 0) ||
+	    (!may_miss && strcmp(st, "shape_error") == 0))
+		r2 = 0;
+	else if (err != NULL)
+		r2 = call_fail(r->c, "%s", err);
 	else
-		call_fail(r->c, "%s: %s could not be read (%s)", path, file,
-		    f.status);
-	srv_file_release(&f);
-	return -1;
+		r2 = call_fail(r->c, "%s: %s could not be read (%s)", path, file,
+		    st);
+	free(st);
+	free(err);
+	return r2;
 }
 
 /* The table's facts; 1 when it is no walkable entry. */
@@ -430,7 +427,8 @@ static int
 rv_stored(struct rv *r, cJSON *arr)
 {
 	static const char sql[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values WHERE column_id = ?1 "
+	    "spelling_of, text, fold FROM column_values "
+	    "INDEXED BY column_values_by_fold WHERE column_id = ?1 "
 	    "AND fold = ?2 ORDER BY ord";
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -464,8 +462,9 @@ rv_definition(struct rv *r, cJSON *arr)
 {
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
-	static const char sql_val[] = "SELECT ord FROM column_values WHERE "
-	    "column_id = ?1 AND fold = ?2 AND text = ?3";
+	static const char sql_val[] = "SELECT ord FROM column_values "
+	    "INDEXED BY column_values_by_fold WHERE column_id = ?1 AND "
+	    "fold = ?2 AND text = ?3";
 	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
 	    "column_id = ?1 AND text IS NULL";
 	static const char sql_ord[] = "SELECT ord, value, count, note, "
@@ -905,10 +904,8 @@ int
 tool_resolve_value(struct call *c)
 {
 	struct rv r;
-	struct srv_file mf;
-	struct dbp_diag d;
 	const cJSON *a;
-	char *spath = NULL, *apath = NULL, *det, *q;
+	char *spath = NULL, *apath = NULL, *det, *q, *mst, *merr;
 	int declared, adeclared, rc, res = -1;
 	size_t pos;
 
@@ -928,16 +925,17 @@ tool_resolve_value(struct call *c)
 		    "and 'text'.");
 	if (call_pin1(c, "manifest.yaml") == -1)
 		return -1;
-	rc = srv_file_get(c->conn, "manifest.yaml", &mf, &d);
+	rc = ans_file_state(c->conn, "manifest.yaml", &mst, &merr);
 	if (rc == -1)
-		return call_fail(c, "%s", d.msg);
-	if (rc == 0 && strcmp(mf.status, "ok") != 0 && mf.error != NULL) {
-		call_fail(c, "%s", mf.error);
-		srv_file_release(&mf);
+		return rv_dberr(&r);
+	if (rc == 0 && strcmp(mst, "ok") != 0 && merr != NULL) {
+		call_fail(c, "%s", merr);
+		free(mst);
+		free(merr);
 		return -1;
 	}
-	if (rc == 0)
-		srv_file_release(&mf);
+	free(mst);
+	free(merr);
 	if ((rc = rv_table(&r)) != 0) {
 		if (rc == 1) {
 			det = srv_err_unknown_table(c->conn, r.table);

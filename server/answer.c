@@ -1,0 +1,43 @@
+/*
+ * answer.c - small index reads shared by list_tables, search_columns and
+ * resolve_value.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+
+int
+ans_file_state(struct srv_conn *cn, const char *path, char **status,
+    char **error)
+{
+	static const char sql[] =
+	    "SELECT status, error FROM files WHERE path = ?1";
+	sqlite3_stmt *st = NULL;
+	const char *s, *e;
+	int rc;
+
+	*status = NULL;
+	*error = NULL;
+	if (sqlite3_prepare_v2(cn->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		s = (const char *)sqlite3_column_text(st, 0);
+		e = (const char *)sqlite3_column_text(st, 1);
+		*status = strdup(s != NULL ? s : "absent");
+		if (e != NULL)
+			*error = strdup(e);
+		if (*status == NULL || (e != NULL && *error == NULL)) {
+			free(*status);
+			free(*error);
+			*status = *error = NULL;
+			rc = SQLITE_NOMEM;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 1;
+	return rc == SQLITE_ROW ? 0 : -1;
+}
