@@ -64,6 +64,9 @@ struct ix_writer {
 	sqlite3_stmt	*st[W_NSTMT];
 	struct dbp_diag	*d;		/* of the current call */
 	int		 failed;
+	struct dbp_buf	 json;		/* scratch: a value's JSON */
+	char		*fold;		/* scratch: its fold */
+	size_t		 foldcap;
 };
 
 int
@@ -76,6 +79,7 @@ ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return dbp_fail(d, "out of memory");
 	w->db = db;
+	dbp_buf_init(&w->json, DBP_MAX_SCALAR * 12 + 16);
 	for (i = 0; i < W_NSTMT; i++) {
 		if (sqlite3_prepare_v3(db, w_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
@@ -97,6 +101,8 @@ ix_writer_close(struct ix_writer *w)
 		return;
 	for (i = 0; i < W_NSTMT; i++)
 		sqlite3_finalize(w->st[i]);
+	dbp_buf_release(&w->json);
+	free(w->fold);
 	free(w);
 }
 
@@ -318,6 +324,110 @@ f_pystr(const cJSON *v)
 	return dbp_pystr(v);
 }
 
+/* Python's json.dumps(s, ensure_ascii=True) of a UTF-8 string into b
+ * (emptied first); an invalid byte reads as U+FFFD, as json.c does. */
+static int
+f_json_str(struct dbp_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char u[12];
+	uint32_t c, lo, hi;
+	size_t k, n = strlen(s), run;
+
+	b->len = 0;
+	dbp_buf_addc(b, '"');
+	while (n > 0) {
+		/* Copy the longest run of plain printable ASCII at once. */
+		for (run = 0; run < n && p[run] >= 0x20 && p[run] < 0x7f &&
+		    p[run] != '"' && p[run] != '\\'; run++)
+			;
+		if (run > 0) {
+			dbp_buf_add(b, p, run);
+			p += run;
+			n -= run;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			dbp_buf_add(b, "\\\"", 2);
+			p++, n--;
+			continue;
+		case '\\':
+			dbp_buf_add(b, "\\\\", 2);
+			p++, n--;
+			continue;
+		case '\n':
+			dbp_buf_add(b, "\\n", 2);
+			p++, n--;
+			continue;
+		case '\r':
+			dbp_buf_add(b, "\\r", 2);
+			p++, n--;
+			continue;
+		case '\t':
+			dbp_buf_add(b, "\\t", 2);
+			p++, n--;
+			continue;
+		case '\b':
+			dbp_buf_add(b, "\\b", 2);
+			p++, n--;
+			continue;
+		case '\f':
+			dbp_buf_add(b, "\\f", 2);
+			p++, n--;
+			continue;
+		default:
+			break;
+		}
+		k = ix_utf8_decode(p, n, &c);
+		if (k == 0) {
+			c = 0xfffd;
+			k = 1;
+		}
+		p += k;
+		n -= k;
+		if (c >= 0x10000) {
+			hi = 0xd800 | ((c - 0x10000) >> 10);
+			lo = 0xdc00 | ((c - 0x10000) & 0x3ff);
+		} else {
+			hi = c;
+			lo = 0;
+		}
+		u[0] = '\\';
+		u[1] = 'u';
+		u[2] = hex[(hi >> 12) & 0xf];
+		u[3] = hex[(hi >> 8) & 0xf];
+		u[4] = hex[(hi >> 4) & 0xf];
+		u[5] = hex[hi & 0xf];
+		if (lo != 0) {
+			u[6] = '\\';
+			u[7] = 'u';
+			u[8] = hex[(lo >> 12) & 0xf];
+			u[9] = hex[(lo >> 8) & 0xf];
+			u[10] = hex[(lo >> 4) & 0xf];
+			u[11] = hex[lo & 0xf];
+		}
+		dbp_buf_add(b, u, lo != 0 ? 12 : 6);
+	}
+	return dbp_buf_addc(b, '"');
+}
+
+/* Python str() of a number (json.c's spelling, inf/nan as Python). */
+static const char *
+f_pynum(const cJSON *v)
+{
+	const char *t = dbp_num_text(v);
+
+	if (strcmp(t, "Infinity") == 0)
+		return "inf";
+	if (strcmp(t, "-Infinity") == 0)
+		return "-inf";
+	if (strcmp(t, "NaN") == 0)
+		return "nan";
+	return t;
+}
+
 /* ------------------------------------------------------------------ */
 /* Notes of one annotation column: str(value) -> collapsed note         */
 
@@ -446,8 +556,10 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 {
 	sqlite3_stmt *s = w->st[W_INS_VALUE];
 	const cJSON *it, *val, *sp;
-	char *text, *fold;
+	const char *text;
+	char *owned;
 	int ord = 0, n = 0, tri, rc = 0;
+	size_t need;
 
 	cJSON_ArrayForEach(it, vals)
 		if (cJSON_IsObject(it))
@@ -458,32 +570,55 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 			continue;
 		val = f_get(it, "value");
 		text = NULL;
-		fold = NULL;
-		if (val != NULL && !cJSON_IsNull(val)) {
-			if ((text = f_pystr(val)) == NULL ||
-			    (fold = ix_fold(text)) == NULL) {
-				free(text);
-				return dbp_fail(w->d, "out of memory");
-			}
-		}
+		owned = NULL;
 		sqlite3_bind_int64(s, 1, cid);
 		sqlite3_bind_int(s, 2, ord);
+		/* value (JSON) and text (Python str), cheaply for scalars. */
 		if (val == NULL || cJSON_IsNull(val))
 			b_text(s, 3, "null");
-		else
+		else if (cJSON_IsString(val)) {
+			if (f_json_str(&w->json, val->valuestring) == -1)
+				return dbp_fail(w->d, "out of memory");
+			sqlite3_bind_text(s, 3, w->json.ptr, (int)w->json.len,
+			    SQLITE_STATIC);
+			text = val->valuestring;
+		} else if (cJSON_IsNumber(val)) {
+			b_text(s, 3, dbp_num_text(val));
+			text = f_pynum(val);
+		} else if (cJSON_IsBool(val)) {
+			b_text(s, 3, cJSON_IsTrue(val) ? "true" : "false");
+			text = cJSON_IsTrue(val) ? "True" : "False";
+		} else {
 			b_json(s, 3, val);
+			if ((owned = f_pystr(val)) == NULL)
+				return dbp_fail(w->d, "out of memory");
+			text = owned;
+		}
 		b_text(s, 4, text);
-		b_text(s, 5, fold);
+		if (text != NULL) {
+			need = strlen(text) * 2 + 1;
+			if (need > w->foldcap) {
+				free(w->fold);
+				w->foldcap = need < 256 ? 256 : need;
+				if ((w->fold = malloc(w->foldcap)) == NULL) {
+					w->foldcap = 0;
+					free(owned);
+					return dbp_fail(w->d, "out of memory");
+				}
+			}
+			ix_fold_to(text, w->fold);
+			b_text(s, 5, w->fold);
+		} else
+			sqlite3_bind_null(s, 5);
 		b_int_of(s, 6, f_get(it, "count"));
 		sp = f_get(it, "spelling_of");
 		b_json(s, 7, sp != NULL && !cJSON_IsNull(sp) ? sp : NULL);
 		b_text(s, 8, notes != NULL ? ix_map_get(&notes->map,
 		    text != NULL ? text : "None") : NULL);
 		rc = w_step(w, W_INS_VALUE);
-		if (rc == 0 && tri && fold != NULL)
-			rc = f_trigrams(w, cid, ord, fold);
-		free(text);
-		free(fold);
+		if (rc == 0 && tri && text != NULL)
+			rc = f_trigrams(w, cid, ord, w->fold);
+		free(owned);
 		if (rc == -1)
 			return -1;
 		ord++;
@@ -589,7 +724,7 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	b_text(s, 26, note);
 	b_int_of(s, 27, c->part[0] != '\0' ? f_get(blk, "occurrences") : NULL);
 	b_int_of(s, 28, f_get(blk, "rows_scanned"));
-	b_json(s, 29, blk);
+	sqlite3_bind_null(s, 29);	/* block: read it from files.doc */
 	if (w_step(w, W_INS_COLUMN) == -1) {
 		free(label);
 		return -1;

@@ -357,7 +357,7 @@ ox_load_old(struct ox_run *r)
 	int rc;
 
 	if (ox_prep(r->db, "SELECT path, dev, ino, size, mtime_ns, hash, "
-	    "status FROM files", &s, r->d) == -1)
+	    "status FROM files INDEXED BY files_identity", &s, r->d) == -1)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if ((o = calloc(1, sizeof(*o))) == NULL)
@@ -1432,7 +1432,7 @@ ox_write_meta(struct ox_run *r)
 		return dbp_fail(r->d, "out of memory");
 	XXH3_128bits_reset(h);
 	if (ox_prep(r->db, "SELECT path, coalesce(hash, status) FROM files "
-	    "ORDER BY path", &s, r->d) == -1) {
+	    "INDEXED BY files_identity ORDER BY path", &s, r->d) == -1) {
 		XXH3_freeState(h);
 		return -1;
 	}
@@ -1456,8 +1456,9 @@ ox_write_meta(struct ox_run *r)
 	snprintf(sv, sizeof(sv), "%d", DBP_SCHEMA_VERSION);
 	if (ox_prep(r->db, "INSERT OR REPLACE INTO meta (key, value) VALUES "
 	    "('schema_version', ?1), ('connection', ?2), ('print_root', ?3), "
-	    "('print_version', ?4), ('indexed_at', ?5), ('tool_version', ?6)",
-	    &s, r->d) == -1)
+	    "('print_version', ?4), ('indexed_at', ?5), ('tool_version', ?6), "
+	    "('tables', (SELECT count(*) FROM tables)), "
+	    "('columns', (SELECT count(*) FROM columns))", &s, r->d) == -1)
 		return -1;
 	sqlite3_bind_text(s, 1, sv, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, r->conn, -1, SQLITE_STATIC);
@@ -1511,16 +1512,18 @@ ox_collect(struct ox_run *r)
 
 	if (st == NULL)
 		return 0;
-	if (ox_prep(r->db, "SELECT (SELECT count(*) FROM tables), "
-	    "(SELECT count(*) FROM columns)", &s, r->d) == -1)
+	if (ox_prep(r->db, "SELECT (SELECT value FROM meta WHERE key = "
+	    "'tables'), (SELECT value FROM meta WHERE key = 'columns')", &s,
+	    r->d) == -1)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		st->tables = sqlite3_column_int64(s, 0);
 		st->columns = sqlite3_column_int64(s, 1);
 	}
 	sqlite3_finalize(s);
-	if (ox_prep(r->db, "SELECT path, error FROM files WHERE error IS NOT "
-	    "NULL ORDER BY path", &s, r->d) == -1)
+	if (ox_prep(r->db, "SELECT path, error FROM files INDEXED BY "
+	    "files_with_error WHERE error IS NOT NULL ORDER BY path", &s,
+	    r->d) == -1)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (st->nerrors == cap) {

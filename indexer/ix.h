@@ -38,6 +38,13 @@ char	*ix_collapse(const char *s);
  * one-to-one mappings; U+0130 becomes "i" + U+0307).  malloc'd, caller
  * frees; NULL on OOM.  Invalid UTF-8 bytes are kept as they are. */
 char	*ix_fold(const char *s);
+/* The same into out, which has room for 2 * strlen(s) + 1 bytes; returns
+ * out. */
+char	*ix_fold_to(const char *s, char *out);
+
+/* Decode one UTF-8 sequence at p (n > 0 bytes left) into *cp: its length,
+ * or 0 when the bytes there are not valid UTF-8. */
+size_t	 ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 
 /* Normalise a relative '/'-separated path lexically: drop "." and empty
  * steps, resolve "..".  Returns a malloc'd path (caller frees), "" for the

@@ -151,8 +151,8 @@ ix_loc_init(void)
 
 /* Decode one UTF-8 sequence at p (n bytes left); *cp the code point, the
  * return its length, 0 when invalid. */
-static size_t
-ix_utf8_dec(const unsigned char *p, size_t n, uint32_t *cp)
+size_t
+ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 {
 	uint32_t c;
 	size_t len, i;
@@ -225,12 +225,12 @@ ix_lower(uint32_t c)
 }
 
 char *
-ix_fold(const char *s)
+ix_fold_to(const char *s, char *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), len;
 	uint32_t c;
-	char *out, *o;
+	char *o = out;
 
 	pthread_once(&ix_loc_once, ix_loc_init);
 	while (n > 0 && p[0] == ' ') {
@@ -239,13 +239,14 @@ ix_fold(const char *s)
 	}
 	while (n > 0 && p[n - 1] == ' ')
 		n--;
-	/* Lower-casing never grows a UTF-8 sequence by more than one byte
-	 * per code point (U+0130 -> 3 bytes from 2). */
-	if ((out = malloc(n * 2 + 1)) == NULL)
-		return NULL;
-	o = out;
 	while (n > 0) {
-		len = ix_utf8_dec(p, n, &c);
+		if (*p < 0x80) {	/* the common case */
+			*o++ = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+			p++;
+			n--;
+			continue;
+		}
+		len = ix_utf8_decode(p, n, &c);
 		if (len == 0) {
 			*o++ = (char)*p++;
 			n--;
@@ -262,6 +263,18 @@ ix_fold(const char *s)
 	}
 	*o = '\0';
 	return out;
+}
+
+char *
+ix_fold(const char *s)
+{
+	char *out;
+
+	/* Lower-casing never more than doubles a UTF-8 sequence (U+0130,
+	 * 2 bytes, becomes 3). */
+	if ((out = malloc(strlen(s) * 2 + 1)) == NULL)
+		return NULL;
+	return ix_fold_to(s, out);
 }
 
 /* ------------------------------------------------------------------ */

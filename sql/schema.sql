@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 1
+-- SCHEMA_VERSION 2
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -23,6 +23,7 @@
 --                    order; cursors and resource versions pin to it
 --   indexed_at       UTC time of the last run that changed anything (ISO 8601)
 --   tool_version     version of the dbprint-index that wrote it
+--   tables, columns  row counts of tables and columns after that run
 CREATE TABLE meta (
 	key	TEXT PRIMARY KEY,
 	value	TEXT
@@ -52,6 +53,11 @@ CREATE TABLE files (
 						-- files and failed parses
 );
 CREATE INDEX files_by_table ON files(table_fqn);
+-- The identity of every file, read at the start of each run without
+-- touching the documents (a covering index), and the files with an error.
+CREATE INDEX files_identity ON files(path, dev, ino, size, mtime_ns, hash,
+    status);
+CREATE INDEX files_with_error ON files(path) WHERE error IS NOT NULL;
 
 -- One row per manifest.yaml tables entry (walkable or not).
 CREATE TABLE tables (
@@ -130,8 +136,11 @@ CREATE TABLE columns (
 	note		TEXT,			-- statistics.annotations.yaml note
 	occurrences	INTEGER,		-- parts only
 	rows_scanned	INTEGER,		-- the column's rows_scanned echo
-	block		TEXT,			-- the column's (or part's) block as JSON,
-						-- sketch removed
+	block		TEXT,			-- always NULL since schema 2: the block is
+						-- in files.doc of the table's
+						-- statistics.yaml (columns.<name>, or
+						-- its parts.<part>); storing it twice
+						-- doubled the index
 	UNIQUE (table_fqn, name, part)
 );
 CREATE INDEX columns_by_sensitivity ON columns(sensitivity) WHERE sensitivity IS NOT NULL;

@@ -467,6 +467,43 @@ test_values_rows(void **state)
 	    "= %s", col), "still open\ntwelve");
 }
 
+/* The indexer spells value JSON itself (fast path): it must equal
+ * dbp_json_dump's spelling for every kind of string. */
+static void
+test_value_json(void **state)
+{
+	static const char *const odd[] = {
+		"quote \" back \\ slash", "tab\there\nnew\rline",
+		"bell \x01 del \x7f", "caf\xc3\xa9 \xe2\x82\xac",
+		"astral \xf0\x9f\x98\x80", "bad \xff byte \xc3", "",
+	};
+	cJSON *c;
+	char *want;
+	size_t i;
+
+	(void)state;
+	put("manifest.yaml", "tables:\n  s.v:\n    artifacts: {statistics: "
+	    "statistics.yaml}\n");
+	put("s/v/statistics.yaml", "columns:\n  a:\n    values:\n"
+	    "    - value: \"quote \\\" back \\\\ slash\"\n"
+	    "    - value: \"tab\\there\\nnew\\rline\"\n"
+	    "    - value: \"bell \\x01 del \\x7f\"\n"
+	    "    - value: \"caf\xc3\xa9 \xe2\x82\xac\"\n"
+	    "    - value: \"astral \xf0\x9f\x98\x80\"\n"
+	    "    - value: \"\"\n");
+	run();
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		if (i == 5)
+			continue;	/* not valid YAML input */
+		c = cJSON_CreateString(odd[i]);
+		want = dbp_json_dump(c, DBP_JSON_COMPACT);
+		assert_string_equal(q("SELECT value FROM column_values WHERE "
+		    "ord = %zu", i > 5 ? i - 1 : i), want);
+		free(want);
+		cJSON_Delete(c);
+	}
+}
+
 static void
 test_trigrams(void **state)
 {
@@ -1043,6 +1080,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_statistics_rows, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_values_rows, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_value_json, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_trigrams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edges_rows, setup,
