@@ -190,55 +190,71 @@ ydoc_parser_err(struct ydoc *y)
 /* ------------------------------------------------------------------ */
 /* Numbers                                                              */
 
-/* Shortest digits of x > 0 (finite) that read back as x, and the decimal
- * point position: x = 0.d1d2... * 10^decpt. */
+/* The p significant digits of x nearest to it (cand, *n of them) and the
+ * exponent of the first; 1 when they read back as x. */
+static int
+ydoc_digits_at(double x, int p, char cand[24], int *n, int *e)
+{
+	char tmp[40];
+	const char *q;
+	int k = 0;
+
+	snprintf(tmp, sizeof(tmp), "%.*e", p - 1, x);
+	for (q = tmp; *q != 'e'; q++)
+		if (*q != '.')
+			cand[k++] = *q;
+	*n = k;
+	*e = atoi(q + 1);
+	return strtod(tmp, NULL) == x;
+}
+
+/*
+ * Shortest digits of x > 0 (finite) that read back as x, and the decimal
+ * point position: x = 0.d1d2... * 10^decpt - what Python's repr prints.
+ * The nearest p-digit decimal reads back for every p from some p0 on, so
+ * p0 is found by bisection.  Only below a power of two, where the
+ * rounding interval is lopsided, can a p0-1 digit decimal read back: the
+ * one above the nearest, which is checked last.
+ */
 static void
 ydoc_shortest(double x, char digits[24], int *ndig, int *decpt)
 {
-	char tmp[40], cand[24];
-	int p, e, i, n;
-	char *q;
+	char cand[24], up[24], tmp[40];
+	int lo = 1, hi = 17, mid, n, e, i, un, ue;
 
-	for (p = 1; p <= 17; p++) {
-		snprintf(tmp, sizeof(tmp), "%.*e", p - 1, x);
-		/* tmp: d[.ddd]e[+-]XX */
-		n = 0;
-		for (q = tmp; *q != 'e'; q++)
-			if (*q != '.')
-				cand[n++] = *q;
-		e = atoi(q + 1);
-		if (strtod(tmp, NULL) == x)
-			goto found;
-		/* The nearest p-digit decimal missed; below a power of two
-		 * the interval is lopsided and the next one up may not. */
-		for (i = n - 1; i >= 0; i--) {
-			if (cand[i] != '9') {
-				cand[i]++;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (ydoc_digits_at(x, mid, cand, &n, &e))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	ydoc_digits_at(x, lo, cand, &n, &e);
+	if (lo > 1) {
+		ydoc_digits_at(x, lo - 1, up, &un, &ue);
+		for (i = un - 1; i >= 0; i--) {
+			if (up[i] != '9') {
+				up[i]++;
 				break;
 			}
-			cand[i] = '0';
+			up[i] = '0';
 		}
 		if (i < 0) {
-			memmove(cand + 1, cand, (size_t)n);
-			cand[0] = '1';
-			e++;
+			memmove(up + 1, up, (size_t)un);
+			up[0] = '1';
+			ue++;
 		}
-		if (n == 1)
-			snprintf(tmp, sizeof(tmp), "%ce%d", cand[0], e);
+		if (un == 1)
+			snprintf(tmp, sizeof(tmp), "%ce%d", up[0], ue);
 		else
-			snprintf(tmp, sizeof(tmp), "%c.%.*se%d", cand[0],
-			    n - 1, cand + 1, e);
-		if (strtod(tmp, NULL) == x)
-			goto found;
+			snprintf(tmp, sizeof(tmp), "%c.%.*se%d", up[0], un - 1,
+			    up + 1, ue);
+		if (strtod(tmp, NULL) == x) {
+			memcpy(cand, up, (size_t)un);
+			n = un;
+			e = ue;
+		}
 	}
-	/* Unreachable: 17 digits always read back. */
-	snprintf(tmp, sizeof(tmp), "%.16e", x);
-	n = 0;
-	for (q = tmp; *q != 'e'; q++)
-		if (*q != '.')
-			cand[n++] = *q;
-	e = atoi(q + 1);
-found:
 	while (n > 1 && cand[n - 1] == '0')
 		n--;
 	memcpy(digits, cand, (size_t)n);
@@ -1403,6 +1419,24 @@ ydoc_ts_text(struct ydoc *y, const struct ynode *n, char *out, size_t sz)
 	return 0;
 }
 
+/* The spelling of an integer already in canonical decimal, the common
+ * case ("12", "-7", "+3" -> "3", "-0" -> "0"), or NULL. */
+static const char *
+ydoc_small_decimal(const char *v)
+{
+	const char *d = v;
+	size_t n;
+
+	if (*d == '+' || *d == '-')
+		d++;
+	if (strcmp(d, "0") == 0)
+		return d;
+	n = strspn(d, YDEC);
+	if (n == 0 || n > 18 || d[n] != '\0' || d[0] == '0')
+		return NULL;
+	return *v == '+' ? v + 1 : v;
+}
+
 /* A scalar node as cJSON (*out); -1 with the message. */
 static int
 ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
@@ -1410,6 +1444,7 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 	static const char *const truth[] = { "yes", "true", "on" };
 	static const char *const lie[] = { "no", "false", "off" };
 	char low[8], ts[64], fr[DBP_FLOAT_REPR_MAX], *r, msg[512];
+	const char *t;
 	struct dbp_buf b;
 	double v = 0;
 	size_t i;
@@ -1448,6 +1483,10 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 		free(r);
 		return ydoc_err(y, NULL, NULL, msg, &n->start);
 	case YT_INT:
+		if ((t = ydoc_small_decimal(n->value)) != NULL) {
+			*out = ydoc_number(strtod(t, NULL), t);
+			break;
+		}
 		dbp_buf_init(&b, DBP_MAX_INT_DIGITS + 2);
 		if (ydoc_int_text(y, n, &b) == -1) {
 			dbp_buf_release(&b);
