@@ -100,13 +100,26 @@ void	dbp_hash_hex(const void *p, size_t n, char out[33]);
  *   - unquoted timestamps -> strings spelled as Python's str() of the
  *     datetime/date ("2026-05-17 22:48:01+00:00", "2024-01-01");
  *   - every other scalar -> a string.
- * Mapping keys that are not strings are converted to their Python str().
- * Limits: DBP_MAX_FILE_BYTES, DBP_MAX_DEPTH, DBP_MAX_ALIASES, DBP_MAX_NODES.
+ * Mapping keys that are not strings are converted to their Python str()
+ * (1 -> "1", true -> "True", null -> "None", .inf -> "inf").  Merge keys
+ * ("<<") are applied as SafeConstructor does; anchors and aliases are
+ * expanded (copied).  Explicit tags !!str !!int !!float !!bool !!null
+ * !!timestamp !!seq !!map work; !!binary !!set !!omap !!pairs and unknown
+ * tags are errors, as is a NUL character inside a scalar (cJSON strings
+ * cannot hold one) and a recursive alias.  More than one document in the
+ * stream is an error, as for safe_load.
+ * Limits: DBP_MAX_FILE_BYTES, DBP_MAX_DEPTH, DBP_MAX_SCALAR,
+ * DBP_MAX_ALIASES, DBP_MAX_NODES, DBP_MAX_DOC_BYTES, DBP_MAX_INT_DIGITS;
+ * the expansion bounds are checked before anything is copied.
  */
 
 /* Parse buf[0..len).  Returns a tree the caller frees with cJSON_Delete,
  * or NULL with d->msg holding the parser's message (no path prefix).  An
- * empty document gives a cJSON null. */
+ * empty document gives a cJSON null.  Messages read as PyYAML's C loader
+ * prints them, one part per line: "while parsing a block mapping\n  in
+ * \"<unicode string>\", line 1, column 1\ndid not find expected key\n  in
+ * \"<unicode string>\", line 2, column 3" (1-based); a caller wanting one
+ * line may replace the newlines. */
 cJSON	*dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d);
 
 /* The spelling of a number node: its valuestring when set; else an

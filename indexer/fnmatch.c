@@ -30,7 +30,7 @@ enum fn_kind {
 struct fn_tok {
 	enum fn_kind	kind;
 	uint32_t	cp;		/* FN_LIT */
-	size_t		first;		/* FN_SET: its ranges in fn.ranges */
+	size_t		first;		/* FN_SET: its ranges */
 	size_t		count;
 	int		negate;
 };
@@ -45,7 +45,7 @@ struct fn {
 	size_t		 ntoks;
 	struct fn_range	*ranges;
 	size_t		 nranges;
-	int		 never;		/* an empty set: nothing matches */
+	int		 never;		/* an empty set: no match */
 	int		 oom;
 };
 
@@ -285,7 +285,8 @@ fn_compile(struct fn *f, const uint32_t *pat, size_t n)
 	while (i < n && !f->never && !f->oom) {
 		c = pat[i++];
 		if (c == '*') {
-			if (f->ntoks == 0 || f->toks[f->ntoks - 1].kind != FN_STAR)
+			if (f->ntoks == 0 ||
+			    f->toks[f->ntoks - 1].kind != FN_STAR)
 				fn_tok(f, FN_STAR, 0);
 		} else if (c == '?') {
 			fn_tok(f, FN_ANY, 0);

@@ -365,7 +365,8 @@ json_uescape(struct dbp_buf *b, uint32_t cp)
 	}
 	v = cp - 0x10000;
 	if (b != NULL)
-		dbp_buf_addf(b, "\\u%04x\\u%04x", (unsigned)(0xd800 | (v >> 10)),
+		dbp_buf_addf(b, "\\u%04x\\u%04x",
+		    (unsigned)(0xd800 | (v >> 10)),
 		    (unsigned)(0xdc00 | (v & 0x3ff)));
 	return 12;
 }

@@ -37,8 +37,9 @@
 
 #include "dbprint.h"
 
-#define YDOC_STREAM	"<unicode string>"	/* PyYAML's name for text input */
-#define YDOC_TAG	"tag:yaml.org,2002:"	/* the YAML 1.1 tag prefix */
+/* PyYAML's name for a text stream, and the YAML 1.1 tag prefix. */
+#define YDOC_STREAM	"<unicode string>"
+#define YDOC_TAG	"tag:yaml.org,2002:"
 
 enum ykind {
 	YK_SCALAR,
@@ -65,17 +66,17 @@ enum ytag {
 struct ynode {
 	enum ykind	  kind;
 	enum ytag	  tag;
-	char		 *tagname;	/* an explicit tag as libyaml gave it */
+	char		 *tagname;	/* an explicit tag, as written */
 	char		 *value;	/* scalar text, NUL-terminated */
 	size_t		  len;
-	struct ynode	**items;	/* seq: items; map: key, value, ... */
+	struct ynode	**items;	/* seq: items; map: key, value... */
 	size_t		  n;
 	size_t		  cap;
 	yaml_mark_t	  start;
 	unsigned long	  size;		/* nodes it expands to */
 	unsigned long	  bytes;	/* scalar bytes it expands to */
 	int		  height;	/* containers on its deepest path */
-	int		  done;		/* complete: an alias may use it */
+	int		  done;	/* complete: an alias may use it */
 };
 
 struct yanchor {
@@ -89,7 +90,7 @@ struct ydoc {
 	struct ynode	**all;		/* every node, for freeing */
 	size_t		  nall;
 	size_t		  capall;
-	struct yanchor	 *anchors;	/* open addressing, power of 2 */
+	struct yanchor	 *anchors;	/* open addressing, 2^n */
 	size_t		  nanchors;
 	size_t		  capanchors;
 	struct ynode	 *stack[DBP_MAX_DEPTH];
@@ -1226,7 +1227,8 @@ ydoc_event(struct ydoc *y, const yaml_event_t *ev, struct ynode **root)
 			return ydoc_err(y, NULL, NULL, "found undefined alias",
 			    m);
 		if (!n->done)
-			return ydoc_err(y, NULL, NULL, "found a recursive alias "
+			return ydoc_err(y, NULL, NULL,
+			    "found a recursive alias "
 			    "(an alias inside its own anchor)", m);
 		if (++y->naliases > DBP_MAX_ALIASES) {
 			snprintf(msg, sizeof(msg), "the document has more than "
@@ -1298,7 +1300,7 @@ ydoc_compose(struct ydoc *y, struct ynode **root)
 		yaml_event_delete(&ev);
 		return 0;
 	}
-	yaml_event_delete(&ev);				/* document start */
+	yaml_event_delete(&ev);			/* document start */
 	while (*root == NULL) {
 		if (ydoc_next(y, &ev) == -1)
 			return -1;
@@ -1467,7 +1469,8 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 		low[0] = '\0';
 		if (n->len < sizeof(low)) {
 			for (i = 0; i <= n->len; i++)
-				low[i] = (char)tolower((unsigned char)n->value[i]);
+				low[i] = (char)tolower(
+				    (unsigned char)n->value[i]);
 		}
 		for (i = 0; i < 3 && *out == NULL; i++) {
 			if (strcmp(low, truth[i]) == 0)
@@ -1591,7 +1594,8 @@ ydoc_flatten(struct ydoc *y, const struct ynode *m, struct ypairs *ps)
 				snprintf(msg, sizeof(msg), "expected a mapping "
 				    "for merging, but found %s",
 				    ydoc_kind_name(s->kind));
-				return ydoc_err(y, "while constructing a mapping",
+				return ydoc_err(y,
+				    "while constructing a mapping",
 				    &m->start, msg, &s->start);
 			}
 			for (j = v->n; j > 0; j--)
