@@ -445,6 +445,26 @@ test_alias_bounds(void **state)
 }
 
 static void
+test_scalar_size(void **state)
+{
+	size_t n = (size_t)DBP_MAX_SCALAR + 1;
+	char *text, *got;
+
+	(void)state;
+	text = malloc(n + 8);
+	assert_non_null(text);
+	memcpy(text, "a: ", 3);
+	memset(text + 3, 'x', n);
+	text[3 + n] = '\0';
+	got = load(text, 3 + n);
+	free(text);
+	if (strstr(got, "ERROR: found a scalar longer than 16777216 bytes") !=
+	    got)
+		fail_msg("%.200s", got);
+	free(got);
+}
+
+static void
 test_depth(void **state)
 {
 	char text[256];
@@ -607,6 +627,7 @@ main(void)
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_alias_bomb),
 		cmocka_unit_test(test_alias_bounds),
+		cmocka_unit_test(test_scalar_size),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_documents),
