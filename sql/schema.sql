@@ -105,7 +105,12 @@ CREATE TABLE artifacts (
 ) WITHOUT ROWID;
 
 -- Columns, and each column's parts (SPEC 2.2.18), of every readable table.
--- A column known only through statistics.annotations.yaml has in_stats 0.
+-- A column known only through statistics.annotations.yaml has in_stats 0;
+-- such rows exist only when the statistics give no columns mapping (not
+-- declared, absent, unreadable, or without `columns`), since an annotation
+-- key the statistics do not list is stale (research 3.2).
+-- The inferred fields, redacted and values_coverage are read through the
+-- column's `unmeasured` list: a field it names is NULL.
 CREATE TABLE columns (
 	id		INTEGER PRIMARY KEY,
 	table_fqn	TEXT NOT NULL,
@@ -132,7 +137,10 @@ CREATE TABLE columns (
 	candidate_key	INTEGER,		-- inferred.candidate_key (0/1), NULL unknown
 	candidate_key_exception TEXT,		-- JSON
 	redacted	TEXT,			-- drop, hash, mask
-	derived_from	TEXT,			-- JSON: the annotation's, else the parsed one
+	derived_from	TEXT,			-- JSON: the annotation's, else the parsed
+						-- one, as [{"table":..,"column":..}]
+						-- (a mapping, a list, or a
+						-- "table.column" string normalised)
 	note		TEXT,			-- statistics.annotations.yaml note
 	occurrences	INTEGER,		-- parts only
 	rows_scanned	INTEGER,		-- the column's rows_scanned echo
@@ -153,7 +161,8 @@ CREATE INDEX columns_by_sql_type ON columns(sql_type);
 CREATE TABLE column_values (
 	column_id	INTEGER NOT NULL REFERENCES columns(id),
 	ord		INTEGER NOT NULL,
-	value		TEXT NOT NULL,		-- JSON of the value (null for NULL)
+	value		TEXT NOT NULL,		-- JSON of the value ('null' for NULL or
+						-- an entry without a value)
 	text		TEXT,			-- Python str() of the value; NULL for null
 	fold		TEXT,			-- normalization key: text trimmed of ASCII
 						-- spaces, lower-cased (SPEC 2.2.4)
