@@ -319,7 +319,10 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	if (!(flags & DBP_OPEN_MEMORY) &&
 	    ox_exec(*db, "PRAGMA journal_mode=WAL", d) == -1)
 		goto fail;
+	/* A large page cache keeps a big run's index pages from being
+	 * spilled to the WAL again and again before the commit. */
 	if (ox_exec(*db, "PRAGMA synchronous=NORMAL", d) == -1 ||
+	    ox_exec(*db, DBP_INDEX_CACHE_PRAGMA, d) == -1 ||
 	    ox_exec(*db, busy, d) == -1 || ox_schema(*db, d) == -1)
 		goto fail;
 	return 0;
