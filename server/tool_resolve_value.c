@@ -560,7 +560,8 @@ rv_definition(struct rv *r, cJSON *arr)
 		}
 		free(kf);
 	}
-	qsort(ords, no, sizeof(*ords), rv_cmp_int);
+	if (no > 1)
+		qsort(ords, no, sizeof(*ords), rv_cmp_int);
 	for (i = 0; i < no; i++) {
 		if (i > 0 && ords[i] == ords[i - 1])
 			continue;
@@ -638,7 +639,7 @@ rv_near_consider(struct rv_near *top, size_t *ntop,
 
 /*
  * nearest: with trigram rows for the column (a long list), only values
- * sharing at least floor(0.3 * |T(text)|) trigrams with the text can
+ * sharing at least ceil(0.3 * |T(text)|) trigrams with the text can
  * reach the floor (J >= 0.3 needs |A & B| >= 0.3 |A | B| >= 0.3 |A|), so
  * those are counted from the trigram postings and scored exactly; a
  * short list is scored whole.
@@ -681,7 +682,9 @@ rv_nearest(struct rv *r, cJSON *arr)
 		nh = r->col.listed > 0 ? (size_t)r->col.listed : 0;
 		if ((hits = calloc(nh + 1, sizeof(*hits))) == NULL)
 			goto oom;
-		need = (size_t)floor(TM_NEAREST_FLOOR * (double)q.n);
+		/* ceil(0.3 |A|) in integers: 0.3 * 10 is above 3 in
+		 * doubles */
+		need = (q.n * 3 + 9) / 10;
 		if (need == 0)
 			need = 1;
 		if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st,
