@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
-#include "limits.h"
+#include "dbp_limits.h"
 
 #define DBP_VERSION		"0.1.0"	/* the one place the version lives */
 #define DBP_SCHEMA_VERSION	2	/* must equal SCHEMA_VERSION in schema.sql */

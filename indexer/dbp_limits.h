@@ -1,11 +1,11 @@
 /*
- * limits.h - every named bound of dbprint-index and dbprint-serve.
+ * dbp_limits.h - every named bound of dbprint-index and dbprint-serve.
  *
  * A limit lives here, once, with the reason for its value.  Code never
  * writes a bare number where one of these applies.
  */
-#ifndef DBPRINT_LIMITS_H
-#define DBPRINT_LIMITS_H
+#ifndef DBPRINT_DBP_LIMITS_H
+#define DBPRINT_DBP_LIMITS_H
 
 /* Largest print file read, in bytes.  The biggest statistics.yaml seen in
  * real prints is a few MB (sketch payloads); 64 MiB leaves ample room and
@@ -71,4 +71,4 @@
 /* A run shows a progress bar (terminal only) once it has taken this long. */
 #define DBP_PROGRESS_AFTER_MS	1000
 
-#endif /* DBPRINT_LIMITS_H */
+#endif /* DBPRINT_DBP_LIMITS_H */
