@@ -1,7 +1,12 @@
 # bench-tools.sh - the list_tables / search_columns / resolve_value section
 # of `make bench` (issue 4), sourced by tests/bench.sh, which calls
-# bench_tools.  Needs BUILD (the build tree holding the programs) and
-# SRCDIR; BENCH_DIR, when set, keeps the generated print between runs.
+#
+#	bench_tools [PROJECT INDEX]
+#
+# with the generated 10,000 x 30 project it already built and indexed
+# (else one is generated here).  Needs BUILD (the build tree holding the
+# programs) and SRCDIR; BENCH_DIR, when set, keeps a generated print
+# between runs.  BENCH_REPEAT sets the calls per figure (default 50).
 #
 # Over stdio against one warm server, p50 of 50 calls each:
 #   on the generated 10,000-table x 30-column print
@@ -13,28 +18,38 @@
 #   and the same calls on the 10-table example print (the upstream
 #   production example when ../shared is present, else fixtures/rich).
 
-bench_tools_run() {	# bench_tools_run PROJECT CONN SPEC...
-	_pr=$1 _cn=$2
-	shift 2
-	(cd "$_pr" && "$_b/bench-tools" "${BENCH_REPEAT:-50}" "$@" -- \
-	    "$_b/dbprint-serve" "$_cn")
+bench_tools_run() {	# bench_tools_run PROJECT INDEX|- CONN SPEC...
+	_pr=$1 _ix=$2 _cn=$3
+	shift 3
+	if [ "$_ix" = - ]; then
+		set -- "$@" -- "$_b/dbprint-serve" --project "$_pr" "$_cn"
+	else
+		set -- "$@" -- "$_b/dbprint-serve" --project "$_pr" \
+		    --index "$_ix" "$_cn"
+	fi
+	"$_b/bench-tools" "${BENCH_REPEAT:-50}" "$@"
 }
 
 bench_tools() {
 	_b=$SRCDIR/$BUILD
 	_w=${BENCH_DIR:-$(mktemp -d)}
-	_p=$_w/tools10k
 	echo "== list_tables, search_columns, resolve_value (issue 4)"
-	[ -x "$_b/gen-print" ] || cc -O2 -o "$_b/gen-print" \
-	    "$SRCDIR/fixtures/gen-print.c" || return 1
 	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-tools" \
 	    "$SRCDIR/tests/bench-tools.c" || return 1
-	if [ ! -f "$_p/.dbprint.yaml" ]; then
-		"$_b/gen-print" "$_p" 10000 30 >/dev/null || return 1
+	if [ $# -ge 2 ]; then
+		_p=$1 _db=$2
+	else
+		_p=$_w/tools10k
+		_db=$_p/.dbprint/index/gen.sqlite
+		[ -x "$_b/gen-print" ] || cc -O2 -o "$_b/gen-print" \
+		    "$SRCDIR/fixtures/gen-print.c" || return 1
+		if [ ! -f "$_p/.dbprint.yaml" ]; then
+			"$_b/gen-print" "$_p" 10000 30 >/dev/null || return 1
+		fi
 	fi
-	"$_b/dbprint-index" --project "$_p" --quiet >/dev/null 2>&1 ||
+	"$_b/dbprint-index" --project "$_p" --index "$_db" --quiet \
+	    >/dev/null 2>&1 ||
 	    { echo "indexing the generated print failed"; return 1; }
-	_db=$_p/.dbprint/index/gen.sqlite
 	# a value of the 10,000-value column, and a note phrase of it
 	_v=$(sqlite3 "$_db" "SELECT v.text FROM column_values v JOIN columns c
 	    ON c.id = v.column_id WHERE c.table_fqn = 'gen.s000.t00000' AND
@@ -47,7 +62,7 @@ bench_tools() {
 	_phrase=$(printf '%s' "$_n" | sed 's/,.*//')
 	_col='"table":"gen.s000.t00000","column":"code"'
 	echo "-- generated print: 10,000 tables x 30 columns (code: '$_v')"
-	bench_tools_run "$_p" gen \
+	bench_tools_run "$_p" "$_db" gen \
 	    'list_tables=list_tables={}' \
 	    'list_tables_detail=list_tables={"detail":true}' \
 	    'search_text=search_columns={"text":"refund"}' \
@@ -74,7 +89,7 @@ bench_tools() {
 		echo "-- fixtures/rich main: 15 tables"
 	fi
 	"$_b/dbprint-index" --project "$_s" --quiet "$_sc" >/dev/null 2>&1
-	bench_tools_run "$_s" "$_sc" \
+	bench_tools_run "$_s" - "$_sc" \
 	    'list_tables=list_tables={}' \
 	    'list_tables_detail=list_tables={"detail":true}' \
 	    'search_text=search_columns={"text":"refund"}' \
@@ -83,5 +98,6 @@ bench_tools() {
 	    "resolve_definition=resolve_value={$_t,\"text\":\"credit\"}" \
 	    "resolve_nearest=resolve_value={$_t,\"text\":\"specie\"}" \
 	    "resolve_none=resolve_value={$_t,\"text\":\"qqqqqqxx\"}"
-	[ -n "${BENCH_DIR:-}" ] || rm -rf "$_w"
+	rm -rf "$_s"
+	[ -n "${BENCH_DIR:-}" ] || [ $# -ge 2 ] || rm -rf "$_w"
 }

@@ -95,3 +95,8 @@ echo "   YAML $(awk -v y="$YAML" 'BEGIN { printf "%.1f", y / 1e6 }') MB," \
     "index $(awk -v s="$SIZE" 'BEGIN { printf "%.1f", s / 1e6 }') MB," \
     "throughput $MBS MB/s of YAML (full build);" \
     "files re-parsed after one edit: $PARSED"
+
+# ---- list_tables, search_columns, resolve_value (issue 4) ------------
+# tests/bench-tools.sh, over the print and index built above.
+. "$SRCDIR/tests/bench-tools.sh"
+bench_tools "$P" "$I" || echo "bench: the issue-4 tools section failed" >&2
