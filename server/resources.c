@@ -16,6 +16,8 @@
  * error with the code and sentence of spec 8.1.  No notification is ever
  * sent from here.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1089,69 +1091,48 @@ res_conn_cmp(const void *a, const void *b)
 	return strcmp(x->conf->name, y->conf->name);
 }
 
-/* 1 when the files row of path says the file exists. */
+/* 1 when the optional file rel exists now: a regular file (after
+ * symlinks) that the index does not know to lead outside the root
+ * (status, when the index has a row).  A stat, not a refresh: listing
+ * stays cheap on a large print, and a read refreshes what it serves. */
 static int
-res_present(struct srv_conn *cn, const char *path)
+res_present(struct srv_conn *cn, const char *rel, const char *status)
 {
-	struct srv_file f;
+	struct stat sb;
+	char *abs;
 	int present;
 
-	if (path == NULL || srv_file_get(cn, path, &f, NULL) != 0)
+	if (rel == NULL || (status != NULL &&
+	    strcmp(status, "outside_root") == 0))
 		return 0;
-	present = strcmp(f.status, "absent") != 0;
-	srv_file_release(&f);
+	if ((abs = res_abs(cn, rel)) == NULL)
+		return 0;
+	present = stat(abs, &sb) == 0 && S_ISREG(sb.st_mode);
+	free(abs);
 	return present;
 }
 
-/* Bring cn's index up to date for a listing: the manifest, the
- * connection notes and every declared optional file (their presence
- * decides what is listed). */
+/* Bring cn's index up to date for a listing: the manifest decides which
+ * tables and artifacts there are. */
 static void
 res_list_refresh(struct srv_conn *cn)
 {
-	static const char sql[] = "SELECT path FROM artifacts WHERE path IS "
-	    "NOT NULL AND kind IN ('description', 'statistics_annotations', "
-	    "'relationships_annotations')";
-	static const char *const top[] = {
-		"manifest.yaml", "manifest.annotations.yaml"
-	};
+	static const char *const top[] = { "manifest.yaml" };
 	struct dbp_diag d;
-	sqlite3_stmt *st = NULL;
-	const char **paths = NULL, **np;
-	size_t n = 0, i;
 	int changed;
 
 	if (dbp_index_refresh(cn->db, cn->conf->name, cn->conf->print_root,
-	    top, 2, &changed, &d) == -1) {
+	    top, 1, &changed, &d) == -1)
 		srv_log(SRV_LOG_ERROR, "refresh %s: %s", cn->conf->name, d.msg);
-		return;
-	}
-	if (sqlite3_prepare_v2(cn->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if ((np = realloc(paths, (n + 1) * sizeof(*np))) == NULL)
-			break;
-		paths = np;
-		paths[n] = strdup((const char *)sqlite3_column_text(st, 0));
-		if (paths[n] == NULL)
-			break;
-		n++;
-	}
-	sqlite3_finalize(st);
-	if (n > 0 && dbp_index_refresh(cn->db, cn->conf->name,
-	    cn->conf->print_root, paths, n, &changed, &d) == -1)
-		srv_log(SRV_LOG_ERROR, "refresh %s: %s", cn->conf->name, d.msg);
-	for (i = 0; i < n; i++)
-		free((char *)(uintptr_t)paths[i]);
-	free(paths);
 }
 
 /* Every per-table resource of cn, in FQN then kind order. */
 static int
 res_list_tables(cJSON *list, int titles, struct srv_conn *cn)
 {
-	static const char sql[] = "SELECT t.fqn, a.kind, a.path FROM tables t "
-	    "JOIN artifacts a ON a.table_fqn = t.fqn WHERE t.followable = 1 "
+	static const char sql[] = "SELECT t.fqn, a.kind, a.path, f.status "
+	    "FROM tables t JOIN artifacts a ON a.table_fqn = t.fqn "
+	    "LEFT JOIN files f ON f.path = a.path WHERE t.followable = 1 "
 	    "ORDER BY t.fqn";
 	sqlite3_stmt *st = NULL;
 	const struct res_kind *k;
@@ -1188,7 +1169,8 @@ res_list_tables(cJSON *list, int titles, struct srv_conn *cn)
 		if (kind == NULL ||
 		    (k = res_kind_named(kind, strlen(kind), 1)) == NULL)
 			continue;
-		if (!k->optional || res_present(cn, path))
+		if (!k->optional || res_present(cn, path,
+		    (const char *)sqlite3_column_text(st, 3)))
 			have[k - res_kinds] = 1;
 	}
 	free(cur);
@@ -1241,7 +1223,7 @@ res_list_all(struct srv *s, int titles)
 			if (res_kinds[j].table)
 				continue;
 			if (res_kinds[j].optional &&
-			    !res_present(conns[i], res_kinds[j].file))
+			    !res_present(conns[i], res_kinds[j].file, NULL))
 				continue;
 			rc = res_entry_kind(list, titles, conns[i]->conf->name,
 			    NULL, &res_kinds[j]);
