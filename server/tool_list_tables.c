@@ -19,8 +19,9 @@
 /* What the after() hook needs to name a page's size-gated tables. */
 struct lt_ctx {
 	const char	*connection;
-	cJSON		*items;		/* the tables list */
+	const char	**names;	/* per item: its FQN (borrowed) */
 	unsigned char	*gated;		/* per item */
+	size_t		 n;
 	int		 failed;
 };
 
@@ -61,7 +62,7 @@ lt_after(void *ctx, cJSON *page, size_t first, size_t count)
 {
 	struct lt_ctx *x = ctx;
 	const char **names;
-	cJSON *w, *item;
+	cJSON *w;
 	char *s;
 	size_t i, n = 0;
 
@@ -69,13 +70,9 @@ lt_after(void *ctx, cJSON *page, size_t first, size_t count)
 		x->failed = 1;
 		return;
 	}
-	for (i = first; i < first + count; i++) {
-		if (i >= (size_t)cJSON_GetArraySize(x->items) || !x->gated[i])
-			continue;
-		item = cJSON_GetArrayItem(x->items, (int)i);
-		names[n++] = cJSON_GetObjectItemCaseSensitive(item,
-		    "table")->valuestring;
-	}
+	for (i = first; i < first + count && i < x->n; i++)
+		if (x->gated[i])
+			names[n++] = x->names[i];
 	if (n > 0) {
 		if ((s = fresh_warning(x->connection, names, n)) == NULL ||
 		    (w = cJSON_AddArrayToObject(page, "warnings")) == NULL) {
@@ -89,13 +86,31 @@ lt_after(void *ctx, cJSON *page, size_t first, size_t count)
 	free(names);
 }
 
+/* A projected field: the typed column i when set, else the entry's own
+ * value (the JSON spelling in column j, SQL NULL when the entry has no
+ * such key, *absent then set). */
+static cJSON *
+lt_field(sqlite3_stmt *st, int i, int j, int *absent)
+{
+	*absent = 0;
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return tm_int_node(sqlite3_column_int64(st, i));
+	case SQLITE_TEXT:
+		return cJSON_CreateString((const char *)
+		    sqlite3_column_text(st, i));
+	default:
+		return lt_json_col(st, j, absent);
+	}
+}
+
 /* One detailed entry from a row of the detail query. */
 static cJSON *
 lt_detail(struct call *c, sqlite3_stmt *st, double now, int *gated)
 {
 	struct fresh_threshold th;
 	const char *fqn = (const char *)sqlite3_column_text(st, 0);
-	const char *type = (const char *)sqlite3_column_text(st, 6);
+	const char *type = (const char *)sqlite3_column_text(st, 1);
 	cJSON *item, *v;
 	int absent, has_rows, r = -1;
 
@@ -103,8 +118,8 @@ lt_detail(struct call *c, sqlite3_stmt *st, double now, int *gated)
 	if ((item = cJSON_CreateObject()) == NULL)
 		return NULL;
 	cJSON_AddStringToObject(item, "table", fqn);
-	cJSON_AddItemToObject(item, "type", lt_json_col(st, 1, &absent));
-	v = lt_json_col(st, 2, &absent);
+	cJSON_AddItemToObject(item, "type", lt_field(st, 1, 6, &absent));
+	v = lt_field(st, 2, 7, &absent);
 	has_rows = !absent && v != NULL && !cJSON_IsNull(v);
 	/* spec 4.2: row_count is absent where the entry has none (a plain
 	 * view), as in the manifest itself */
@@ -112,7 +127,7 @@ lt_detail(struct call *c, sqlite3_stmt *st, double now, int *gated)
 		cJSON_Delete(v);
 	else
 		cJSON_AddItemToObject(item, "row_count", v);
-	cJSON_AddItemToObject(item, "columns", lt_json_col(st, 3, &absent));
+	cJSON_AddItemToObject(item, "columns", lt_field(st, 3, 8, &absent));
 	cJSON_AddItemToObject(item, "profiled_at", lt_json_col(st, 4,
 	    &absent));
 	if (fresh_threshold(c->conn->conf, fqn, type, has_rows,
@@ -163,9 +178,11 @@ int
 tool_list_tables(struct call *c)
 {
 	static const char sql[] =
-	    "SELECT fqn, entry -> '$.type', entry -> '$.row_count', "
-	    "entry -> '$.columns', entry -> '$.profiled_at', max_age_days, "
-	    "type FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+	    "SELECT fqn, type, row_count, columns, profiled_at, max_age_days, "
+	    "CASE WHEN type IS NULL THEN entry -> '$.type' END, "
+	    "CASE WHEN row_count IS NULL THEN entry -> '$.row_count' END, "
+	    "CASE WHEN columns IS NULL THEN entry -> '$.columns' END "
+	    "FROM tables WHERE walkable = 1 AND fqn >= ?1 "
 	    "AND (?2 IS NULL OR fqn < ?2) ORDER BY fqn";
 	static const char sql_bare[] =
 	    "SELECT fqn FROM tables WHERE walkable = 1 AND fqn >= ?1 "
@@ -177,6 +194,7 @@ tool_list_tables(struct call *c)
 	sqlite3_stmt *st = NULL;
 	cJSON *items = NULL, *head = NULL, *failed = NULL, *item;
 	unsigned char *gated = NULL;
+	const char **names = NULL;
 	size_t pos, n = 0, cap = 0;
 	char *lo = NULL, *hi = NULL, nowbuf[32], *mst = NULL, *merr = NULL;
 	int detail = 0, r = -1, rc, g;
@@ -238,12 +256,19 @@ tool_list_tables(struct call *c)
 		cJSON_AddItemToArray(items, item);
 		if (n == cap) {
 			unsigned char *ng;
+			const char **nn;
 
 			cap = cap == 0 ? 256 : cap * 2;
 			if ((ng = realloc(gated, cap)) == NULL)
 				goto oom;
 			gated = ng;
+			if ((nn = realloc(names, cap * sizeof(*nn))) == NULL)
+				goto oom;
+			names = nn;
 		}
+		/* the item's own copy of the FQN outlives the row */
+		names[n] = detail ? cJSON_GetObjectItemCaseSensitive(item,
+		    "table")->valuestring : item->valuestring;
 		gated[n++] = (unsigned char)g;
 	}
 	if (rc != SQLITE_DONE)
@@ -256,8 +281,9 @@ reply:
 	pl.items[0] = items;
 	if (detail) {
 		x.connection = c->conn->conf->name;
-		x.items = items;
+		x.names = names;
 		x.gated = gated;
+		x.n = n;
 		pl.after = lt_after;
 		pl.ctx = &x;
 	}
@@ -277,6 +303,7 @@ out:
 	cJSON_Delete(head);
 	cJSON_Delete(failed);
 	free(gated);
+	free(names);
 	free(lo);
 	free(hi);
 	free(mst);
