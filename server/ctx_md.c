@@ -173,13 +173,19 @@ md_one(struct mdw *w, const char *s)
 static void
 md_cell(struct mdw *w, const char *s)
 {
-	for (; *s != '\0'; s++) {
+	size_t n;
+
+	while (*s != '\0') {
+		n = strcspn(s, "|\n");
+		dbp_buf_add(&w->b, s, n);
+		s += n;
 		if (*s == '|')
-			dbp_buf_addc(&w->b, '\\');
-		if (*s == '\n')
+			dbp_buf_adds(&w->b, "\\|");
+		else if (*s == '\n')
 			dbp_buf_addc(&w->b, ' ');
 		else
-			dbp_buf_addc(&w->b, *s);
+			break;
+		s++;
 	}
 }
 

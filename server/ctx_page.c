@@ -289,6 +289,7 @@ struct obj_pager {
 	struct ctx_obj	*o;
 	int		 yaml;
 	struct obj_slot	*slots;
+	size_t		*est;		/* per slot: estimated characters */
 	size_t		 n, cap;
 	char		**texts;	/* per unit: its JSON when in parts */
 	char		 placeholder[SRV_CURSOR_LEN + 1];
@@ -420,10 +421,14 @@ pg_slot(struct obj_pager *p, size_t unit, size_t part, size_t parts,
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
 		void *q = realloc(p->slots, cap * sizeof(*p->slots));
+		void *e;
 
 		if (q == NULL)
 			return -1;
 		p->slots = q;
+		if ((e = realloc(p->est, cap * sizeof(*p->est))) == NULL)
+			return -1;
+		p->est = e;
 		p->cap = cap;
 	}
 	p->slots[p->n].unit = unit;
@@ -431,6 +436,7 @@ pg_slot(struct obj_pager *p, size_t unit, size_t part, size_t parts,
 	p->slots[p->n].parts = parts;
 	p->slots[p->n].off = off;
 	p->slots[p->n].len = len;
+	p->est[p->n] = 0;
 	p->n++;
 	return 0;
 }
@@ -445,6 +451,89 @@ pg_esc(char c)
 		return c == '\n' || c == '\t' || c == '\r' || c == '\b' ||
 		    c == '\f' ? 2 : 6;
 	return 1;
+}
+
+/* Escaped length of key as a JSON string (quotes included). */
+static size_t
+pg_key_len(const char *key)
+{
+	cJSON *s = cJSON_CreateString(key);
+	char *t = s != NULL ? dbp_json_dump(s, 2) : NULL;
+	size_t n = t != NULL ? strlen(t) : strlen(key) + 2;
+
+	free(t);
+	cJSON_Delete(s);
+	return n;
+}
+
+/* Characters one "key": value member adds to an object at depth d (its
+ * members indented 2*d), its separator included. */
+static size_t
+pg_member_est(const cJSON *v, size_t d, const char *key)
+{
+	char *t = dbp_json_dump(v, 2);
+	size_t n, nl = 0, i;
+
+	if (t == NULL)
+		return DBP_PAGE_CHARS + 1;
+	n = strlen(t);
+	for (i = 0; i < n; i++)
+		if (t[i] == '\n')
+			nl++;
+	free(t);
+	return 2 * d + pg_key_len(key) + 2 + n + nl * 2 * d + 2;
+}
+
+/* Estimated characters of unit u on a page (containers aside). */
+static size_t
+pg_unit_est(struct obj_pager *p, size_t u)
+{
+	const struct ctx_unit *un = &p->o->units[u];
+	const cJSON *e;
+	size_t n = 0;
+
+	if (!un->splice)
+		return pg_member_est(un->value, (size_t)un->depth,
+		    un->path[un->depth - 1]);
+	cJSON_ArrayForEach(e, un->value)
+		n += pg_member_est(e, (size_t)un->depth + 1, e->string);
+	return n;
+}
+
+/* The container path of slot i: its keys, and how many. */
+static int
+pg_box(struct obj_pager *p, size_t i)
+{
+	const struct ctx_unit *un = &p->o->units[p->slots[i].unit];
+
+	return un->splice && p->slots[i].part == 0 ? un->depth :
+	    un->depth - 1;
+}
+
+/* Characters the containers slot i opens after slot prev (or none). */
+static size_t
+pg_open_est(struct obj_pager *p, size_t i, int has_prev, size_t prev)
+{
+	const struct ctx_unit *a = &p->o->units[p->slots[i].unit], *b;
+	int n = pg_box(p, i), m, c = 0, j;
+	size_t cost = 0;
+
+	if (has_prev) {
+		b = &p->o->units[p->slots[prev].unit];
+		m = pg_box(p, prev);
+		while (c < n && c < m && strcmp(a->path[c], b->path[c]) == 0)
+			c++;
+	}
+	for (j = c; j < n; j++)
+		cost += 4 * (size_t)(j + 1) + pg_key_len(a->path[j]) + 7;
+	return cost;
+}
+
+/* The page's own characters: braces, and the cursor member. */
+static size_t
+pg_base(int cursor)
+{
+	return 3 + (cursor ? 2 + 13 + 2 + SRV_CURSOR_LEN + 2 + 2 : 0);
 }
 
 static int	pg_fits(struct obj_pager *p, size_t s, size_t k, int cursor);
@@ -492,6 +581,15 @@ pg_parts(struct obj_pager *p, size_t u)
 		p->slots[i].part = i - first + 1;
 		p->slots[i].parts = count;
 	}
+	/* a part's estimate: its page as measured, less the page's own */
+	for (i = first; i < p->n; i++) {
+		size_t m = pg_measure(p, i, 1, 1), b = pg_base(1) +
+		    pg_open_est(p, i, 0, 0);
+
+		if (m == (size_t)-1)
+			return -1;
+		p->est[i] = m > b ? m - b : 0;
+	}
 	return 0;
 }
 
@@ -519,14 +617,52 @@ pg_fits(struct obj_pager *p, size_t s, size_t k, int cursor)
 	return n != (size_t)-1 && n <= DBP_PAGE_CHARS;
 }
 
+/* The run of slots from pos a page takes, by the estimates: all the rest
+ * when it fits without a cursor (*final set), else the longest run that
+ * fits with one (at least one slot). */
+static size_t
+pg_run(struct obj_pager *p, size_t pos, int *final)
+{
+	size_t i, k = 0, total, cost;
+
+	*final = 0;
+	total = pg_base(0);
+	for (i = pos; i < p->n; i++) {
+		if (i > pos && pg_split_twice(p, i - 1, 2))
+			break;
+		total += pg_open_est(p, i, i > pos, i - 1) + p->est[i];
+	}
+	if (i == p->n && total <= DBP_PAGE_CHARS) {
+		*final = 1;
+		return p->n - pos;
+	}
+	/* yaml is most often shorter than its json: measure the rest */
+	if (i == p->n && p->yaml && total <= 2 * DBP_PAGE_CHARS &&
+	    pg_measure(p, pos, p->n - pos, 0) <= DBP_PAGE_CHARS) {
+		*final = 1;
+		return p->n - pos;
+	}
+	total = pg_base(1);
+	for (i = pos; i < p->n; i++) {
+		if (k > 0 && pg_split_twice(p, i - 1, 2))
+			break;
+		cost = pg_open_est(p, i, k > 0, i - 1) + p->est[i];
+		if (k > 0 && total + cost > DBP_PAGE_CHARS)
+			break;
+		total += cost;
+		k++;
+	}
+	return k;
+}
+
 int
 ctx_page_obj(struct call *c, struct ctx_obj *o, int yaml, size_t pos)
 {
 	struct obj_pager p;
 	cJSON *v = NULL;
 	char *cur = NULL, *t = NULL;
-	size_t u, lo, hi, mid, k, i;
-	int rc = -1;
+	size_t u, k, i, n;
+	int rc = -1, final;
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
@@ -534,20 +670,13 @@ ctx_page_obj(struct call *c, struct ctx_obj *o, int yaml, size_t pos)
 	memset(p.placeholder, 'A', SRV_CURSOR_LEN);
 	if ((p.texts = calloc(o->n + 1, sizeof(*p.texts))) == NULL)
 		goto oom;
-	for (u = 0; u < o->n; u++)
-		if (pg_slot(&p, u, 0, 0, 0, 0) == -1)
-			goto oom;
-	/* the common case: everything on one page */
-	if (pos == 0 && pg_fits(&p, 0, p.n, 0)) {
-		k = p.n;
-		goto emit;
-	}
-	/* units too large for any page go in parts */
-	p.n = 0;
+	/* one slot per unit; a unit too large for any page goes in parts */
 	for (u = 0; u < o->n; u++) {
 		if (pg_slot(&p, u, 0, 0, 0, 0) == -1)
 			goto oom;
-		if (pg_fits(&p, p.n - 1, 1, 1))
+		p.est[p.n - 1] = pg_unit_est(&p, u);
+		if (pg_base(1) + pg_open_est(&p, p.n - 1, 0, 0) +
+		    p.est[p.n - 1] <= DBP_PAGE_CHARS)
 			continue;
 		p.n--;
 		if (pg_parts(&p, u) == -1)
@@ -560,32 +689,24 @@ ctx_page_obj(struct call *c, struct ctx_obj *o, int yaml, size_t pos)
 		    "`cursor`.");
 		goto done;
 	}
-	if (pg_fits(&p, pos, p.n - pos, 0)) {
-		k = p.n - pos;
-		goto emit;
+	k = pg_run(&p, pos, &final);
+	/* the estimates guide; the page as sent decides */
+	for (;;) {
+		if ((v = pg_build(&p, pos, k)) == NULL)
+			goto oom;
+		if ((t = pg_text(&p, v, final ? NULL : p.placeholder)) == NULL)
+			goto oom;
+		n = ctx_chars(t, strlen(t));
+		free(t);
+		t = NULL;
+		if (n <= DBP_PAGE_CHARS || k <= 1)
+			break;
+		cJSON_Delete(v);
+		v = NULL;
+		k--;
+		final = 0;
 	}
-	/* the longest run that fits with a cursor: probe, then bisect */
-	lo = 0;
-	hi = 1;
-	while (pos + hi < p.n && pg_fits(&p, pos, hi, 1)) {
-		lo = hi;
-		hi *= 2;
-	}
-	if (pos + hi >= p.n)
-		hi = p.n - pos;
-	/* lo fits (or is 0), hi does not (or is the rest, which did not) */
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (pg_fits(&p, pos, mid, 1))
-			lo = mid;
-		else
-			hi = mid;
-	}
-	k = lo > 0 ? lo : 1;
-emit:
-	if ((v = pg_build(&p, pos, k)) == NULL)
-		goto oom;
-	if (pos + k < p.n && (cur = call_cursor(c, pos + k)) == NULL) {
+	if (!final && (cur = call_cursor(c, pos + k)) == NULL) {
 		call_fail(c, "could not issue a cursor");
 		goto done;
 	}
@@ -605,5 +726,6 @@ done:
 			free(p.texts[i]);
 	free(p.texts);
 	free(p.slots);
+	free(p.est);
 	return rc;
 }

@@ -216,6 +216,80 @@ tc_artifacts(struct ctx *x)
 	return 0;
 }
 
+/* The next number token of text[*at..len) outside strings. */
+static int
+tc_next_number(const char *text, size_t len, size_t *at, const char **p,
+    size_t *n)
+{
+	size_t i = *at, j;
+	char c;
+
+	while (i < len) {
+		c = text[i];
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if (c == '-' || (c >= '0' && c <= '9')) {
+			for (j = i + 1; j < len; j++) {
+				c = text[j];
+				if (!(c >= '0' && c <= '9') && c != '.' &&
+				    c != 'e' && c != 'E' && c != '+' && c != '-')
+					break;
+			}
+			*p = text + i;
+			*n = j - i;
+			*at = j;
+			return 1;
+		}
+		i++;
+	}
+	*at = i;
+	return 0;
+}
+
+/* Give every number of v (parsed from text) its token as spelling: the
+ * index writes numbers as Python's json.dumps spells them. */
+static int
+tc_spell(cJSON *v, const char *text, size_t len, size_t *at)
+{
+	const char *p;
+	cJSON *c;
+	size_t n;
+
+	if (cJSON_IsNumber(v)) {
+		if (!tc_next_number(text, len, at, &p, &n))
+			return -1;
+		free(v->valuestring);
+		if ((v->valuestring = strndup(p, n)) == NULL)
+			return -1;
+		return 0;
+	}
+	for (c = v->child; c != NULL; c = c->next)
+		if (tc_spell(c, text, len, at) == -1)
+			return -1;
+	return 0;
+}
+
+/* A document of the index: cJSON's own parser (fast), numbers then given
+ * their spellings; the index's parser when cJSON refuses the text
+ * (Infinity, NaN).  NULL on bad JSON or OOM. */
+static cJSON *
+tc_parse(const char *text)
+{
+	size_t len = strlen(text), at = 0;
+	cJSON *v;
+
+	v = cJSON_ParseWithLength(text, len);
+	if (v != NULL && tc_spell(v, text, len, &at) == 0)
+		return v;
+	cJSON_Delete(v);
+	return srv_json_parse(text, len);
+}
+
 /* Status, error and parsed document of one file (after pinning). */
 static cJSON *
 tc_file(struct ctx *x, const char *path, const char *kind, char **status,
@@ -245,7 +319,7 @@ tc_file(struct ctx *x, const char *path, const char *kind, char **status,
 		doc = (const char *)sqlite3_column_text(st, 2);
 		if (doc != NULL && *status != NULL &&
 		    strcmp(*status, "ok") == 0)
-			v = srv_json_parse(doc, strlen(doc));
+			v = tc_parse(doc);
 	} else if (path == NULL) {
 		*status = strdup("outside_root");
 		*error = strdup("the declared file leads outside the print root "

@@ -35,7 +35,11 @@ ctx_pages() {
 	_a=$3
 	while :; do
 		ctx_call "$1" "$2" "$_a"
-		[ "$rc" -eq 0 ] || { npages=-1; return; }
+		if [ "$rc" -ne 0 ]; then
+			fail "page $((npages + 1)) of $3 answers" "$out"
+			npages=-1
+			return
+		fi
 		npages=$((npages + 1))
 		cp "$T/out" "$T/pages/$npages"
 		_len=$(printf '%s' "$out" | wc -m)
