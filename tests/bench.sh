@@ -100,3 +100,8 @@ echo "   YAML $(awk -v y="$YAML" 'BEGIN { printf "%.1f", y / 1e6 }') MB," \
 # tests/bench-tools.sh, over the print and index built above.
 . "$SRCDIR/tests/bench-tools.sh"
 bench_tools "$P" "$I" || echo "bench: the issue-4 tools section failed" >&2
+
+# ---- get_table_context (issue 6) --------------------------------------
+# tests/bench-ctx.sh, over the same print and index.
+. "$SRCDIR/tests/bench-ctx.sh"
+bench_context "$P" "$I" || echo "bench: the issue-6 context section failed" >&2
