@@ -71,4 +71,34 @@
 /* A run shows a progress bar (terminal only) once it has taken this long. */
 #define DBP_PROGRESS_AFTER_MS	1000
 
+
+/* dbprint-serve --transport http (server/http*.c).
+ * Largest request body: one JSON-RPC message, as on stdio. */
+#define DBP_HTTP_MAX_BODY	DBP_MAX_FRAME
+/* Per-connection memory for the request line and headers (libmicrohttpd's
+ * pool); a request whose headers do not fit is refused by the library. */
+#define DBP_HTTP_CONN_MEMORY	(16 * 1024)
+/* Seconds a connection may stay silent (slow or idle clients) before it
+ * is closed; an open /sse stream waiting for a message is not counted. */
+#define DBP_HTTP_IDLE_TIMEOUT_S	30
+/* Open connections at once, across all clients (also capped by the
+ * descriptor limit); more are refused at accept. */
+#define DBP_HTTP_MAX_CONNECTIONS	1000
+/* Most worker threads (each with its own index handles); the default is
+ * one per CPU, at least two. */
+#define DBP_HTTP_MAX_THREADS	8
+/* Most live sessions (Mcp-Session-Id and /sse); the least recently used
+ * one without an open stream is dropped for a new one. */
+#define DBP_HTTP_MAX_SESSIONS	1024
+/* Most bytes of replies waiting on one /sse stream for a slow reader. */
+#define DBP_HTTP_SSE_QUEUE	(16L * 1024 * 1024)
+/* Longest bearer token read from --token-file. */
+#define DBP_HTTP_MAX_TOKEN	4096
+/* How long SIGTERM waits for requests in flight before it stops anyway. */
+#define DBP_HTTP_DRAIN_S	30
+/* The page cache of each worker's read connection (KiB, negative): the
+ * hot pages of a list or a table, not the whole index, so memory stays
+ * bounded with several workers. */
+#define DBP_HTTP_CACHE_PRAGMA	"PRAGMA cache_size = -2048"
+
 #endif /* DBPRINT_DBP_LIMITS_H */

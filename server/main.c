@@ -2,8 +2,8 @@
  * main.c - dbprint-serve: the MCP server over the print's index.
  *
  *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
- *       [--transport stdio|http] [--host H] [--port N] [--log-level L]
- *       [--reference-dir DIR] [--call TOOL [JSON]]
+ *       [--transport stdio|http] [--host H] [--port N] [--token-file F]
+ *       [--log-level L] [--reference-dir DIR] [--call TOOL [JSON]]
  *
  * Startup follows research/upstream-mcp.md 1.1: the transport options are
  * checked, the project configuration is loaded ("error: <msg>", exit 1),
@@ -35,8 +35,9 @@ main_usage(FILE *f)
 	    "[--index PATH]\n"
 	    "                     [--transport stdio|http] [--host H] "
 	    "[--port N]\n"
-	    "                     [--log-level L] [--reference-dir DIR] "
-	    "[--call TOOL [JSON]]\n");
+	    "                     [--token-file F] [--log-level L] "
+	    "[--reference-dir DIR]\n"
+	    "                     [--call TOOL [JSON]]\n");
 }
 
 static int
@@ -302,6 +303,7 @@ main(int argc, char **argv)
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "reference-dir", required_argument, NULL, 'r' },
 		{ "call", required_argument, NULL, 'c' },
+		{ "token-file", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -359,6 +361,9 @@ main(int argc, char **argv)
 		case 'c':
 			call = optarg;
 			break;
+		case 'T':
+			s.token_file = optarg;
+			break;
 		case 'h':
 			main_usage(stdout);
 			return 0;
@@ -389,10 +394,11 @@ main(int argc, char **argv)
 	if (port_s != NULL) {
 		errno = 0;
 		port = strtol(port_s, &end, 10);
-		if (errno != 0 || *end != '\0' || end == port_s || port < 1 ||
+		/* 0 asks the system for a free port (HTTP prints it). */
+		if (errno != 0 || *end != '\0' || end == port_s || port < 0 ||
 		    port > MAIN_PORT_MAX) {
 			fprintf(stderr, "dbprint-serve: --port must be a "
-			    "number from 1 to %d, got '%s'\n", MAIN_PORT_MAX,
+			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
 			    port_s);
 			return MAIN_EXIT_USAGE;
 		}

@@ -37,6 +37,7 @@ struct srv {
 	size_t			 nserved;
 	struct srv_conn		*deflt;		/* NULL: no default connection */
 	const char		*reference_dir;	/* --reference-dir, or NULL */
+	const char		*token_file;	/* --token-file (HTTP), or NULL */
 };
 
 /* The served connection named name, or NULL. */

@@ -1,0 +1,1245 @@
+/*
+ * http.c - dbprint-serve --transport http: MCP over HTTP on a loopback
+ * address, on libmicrohttpd (spec 6.2, research/peers.md 5).
+ *
+ *   POST /mcp        Streamable HTTP: one JSON-RPC message per request,
+ *                    answered as application/json (or as a one-event SSE
+ *                    stream when the client accepts only that); a
+ *                    notification or response gets 202.  Legacy clients
+ *                    open a session with initialize (Mcp-Session-Id);
+ *                    2026-07-28 clients are served statelessly, their
+ *                    MCP-Protocol-Version, Mcp-Method and Mcp-Name headers
+ *                    checked against the body (-32020).
+ *   GET /mcp         405: no server-initiated stream is offered.
+ *   DELETE /mcp      ends the session named by Mcp-Session-Id.
+ *   GET /sse         the upstream HTTP+SSE transport: an SSE stream whose
+ *                    first event, "endpoint", names /messages/?session_id=
+ *   POST /messages/  a message of that session: 202, its reply an SSE
+ *                    "message" event on the stream.
+ *
+ * Every request is checked before its body is read: Host must name the
+ * loopback port (else 421), an Origin must be one of those as http://
+ * (else 403), the bearer token when --token-file (or DBPRINT_TOKEN_FILE)
+ * is set (else 401), the body at most DBP_HTTP_MAX_BODY (else 413, also
+ * when it comes chunked).  No redirects, cookies or CORS headers exist.
+ *
+ * Concurrency: a pool of worker threads (libmicrohttpd's internal epoll
+ * threads); a request takes a worker context - a copy of struct srv with
+ * its own SQLite handles on the same index files, sharing the read-only
+ * project configuration - for the time of its rpc_handle().  Writes from
+ * call_pin() re-indexing run in one transaction under SQLite's lock; in
+ * WAL mode the other workers keep reading the last committed state.  An
+ * index built in memory (one that could not be written) cannot be shared
+ * between handles, so then the pool holds a single context and requests
+ * are answered one at a time.
+ *
+ * SIGTERM/SIGINT (rpc_signals): the listening socket is closed, requests
+ * arriving on open connections get 503, /sse streams are ended, the
+ * requests in flight finish (at most DBP_HTTP_DRAIN_S), and http_serve
+ * returns 0.
+ */
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http.h"
+
+#define HTTP_PARSE_ERROR	(-32700)
+#define HTTP_INVALID_REQUEST	(-32600)
+#define HTTP_METHOD_NOT_FOUND	(-32601)
+#define HTTP_INVALID_PARAMS	(-32602)
+#define HTTP_SESSION_NOT_FOUND	(-32001)
+#define HTTP_HEADER_MISMATCH	(-32020)
+#define HTTP_MISSING_CAPABILITY	(-32021)
+#define HTTP_UNSUPPORTED_VERSION	(-32022)
+
+#define HTTP_META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define HTTP_META_CAPS		"io.modelcontextprotocol/clientCapabilities"
+#define HTTP_B64_OPEN		"=?base64?"
+#define HTTP_B64_CLOSE		"?="
+#define HTTP_POLL_MS		100
+#define HTTP_LISTEN_BACKLOG	128
+#define HTTP_HOST_MAX		64
+
+/* One request in progress (the handler's *req_cls). */
+struct http_req {
+	char	*body;
+	size_t	 len, cap;
+	int	 started;	/* the handler has seen the request */
+	int	 too_big;
+	int	 answered;	/* a response is queued */
+};
+
+/* One worker context: a struct srv with its own index handles. */
+struct http_worker {
+	struct srv	 s;
+	int		 busy;
+	int		 owned;		/* s.served and its handles are ours */
+};
+
+static struct {
+	struct srv		*srv;
+	int			 port;
+	char			 hosts[3][HTTP_HOST_MAX];
+	char			 origins[3][HTTP_HOST_MAX + 8];
+	char			*token;
+	size_t			 token_len;
+	struct http_worker	*workers;
+	size_t			 nworkers;
+	pthread_mutex_t		 wmu;
+	pthread_cond_t		 wcv;
+	pthread_mutex_t		 ctx_mu;
+	atomic_int		 inflight;
+	atomic_int		 stopping;
+} g = {
+	.wmu = PTHREAD_MUTEX_INITIALIZER,
+	.wcv = PTHREAD_COND_INITIALIZER,
+	.ctx_mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The revisions a legacy session may name in MCP-Protocol-Version. */
+static const char *const http_legacy[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+};
+
+/* The methods a 2026-07-28 request may call; anything else is 404. */
+static const char *const http_modern_methods[] = {
+	"server/discover", "tools/list", "tools/call", "resources/list",
+	"resources/read", "resources/templates/list", "prompts/list"
+};
+
+static int
+http_in(const char *v, const char *const *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		if (strcmp(v, set[i]) == 0)
+			return 1;
+	return 0;
+}
+
+#define HTTP_IN(v, set)	http_in((v), (set), sizeof(set) / sizeof(set[0]))
+
+/* ------------------------------------------------------------------ */
+/* Worker contexts                                                      */
+
+/* Open worker w's own handles on the indexes of base.  0 or -1. */
+static int
+http_worker_open(struct http_worker *w, const struct srv *base)
+{
+	struct dbp_diag d;
+	size_t i;
+
+	w->s = *base;
+	w->s.served = calloc(base->nserved, sizeof(*w->s.served));
+	if (w->s.served == NULL)
+		return -1;
+	w->owned = 1;
+	w->s.deflt = base->deflt != NULL ?
+	    &w->s.served[base->deflt - base->served] : NULL;
+	for (i = 0; i < base->nserved; i++) {
+		w->s.served[i].conf = base->served[i].conf;
+		w->s.served[i].index_path = base->served[i].index_path;
+		d.msg[0] = '\0';
+		if (dbp_index_open(base->served[i].index_path, 0,
+		    &w->s.served[i].db, &d) != 0) {
+			srv_log(SRV_LOG_ERROR, "%s", d.msg);
+			return -1;
+		}
+		sqlite3_exec(w->s.served[i].db, DBP_HTTP_CACHE_PRAGMA, NULL,
+		    NULL, NULL);
+	}
+	return 0;
+}
+
+static void
+http_workers_close(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < g.nworkers; i++) {
+		if (!g.workers[i].owned)
+			continue;
+		for (k = 0; k < g.workers[i].s.nserved; k++)
+			if (g.workers[i].s.served[k].db != NULL)
+				sqlite3_close(g.workers[i].s.served[k].db);
+		free(g.workers[i].s.served);
+	}
+	free(g.workers);
+	g.workers = NULL;
+	g.nworkers = 0;
+}
+
+/* n worker contexts over s: the first is s itself.  0 or -1. */
+static int
+http_workers_open(struct srv *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < s->nserved; i++)
+		if (s->served[i].index_path == NULL) {
+			srv_log(SRV_LOG_WARNING, "the index of %s is in memory: "
+			    "HTTP requests are answered one at a time",
+			    s->served[i].conf->name);
+			n = 1;
+		}
+	if ((g.workers = calloc(n, sizeof(*g.workers))) == NULL)
+		return -1;
+	g.nworkers = n;
+	g.workers[0].s = *s;
+	for (i = 0; i < s->nserved; i++)
+		sqlite3_exec(s->served[i].db, DBP_HTTP_CACHE_PRAGMA, NULL,
+		    NULL, NULL);
+	for (i = 1; i < n; i++)
+		if (http_worker_open(&g.workers[i], s) != 0)
+			return -1;
+	return 0;
+}
+
+static struct http_worker *
+http_worker_take(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&g.wmu);
+	for (;;) {
+		for (i = 0; i < g.nworkers; i++)
+			if (!g.workers[i].busy) {
+				g.workers[i].busy = 1;
+				pthread_mutex_unlock(&g.wmu);
+				return &g.workers[i];
+			}
+		pthread_cond_wait(&g.wcv, &g.wmu);
+	}
+}
+
+static void
+http_worker_give(struct http_worker *w)
+{
+	pthread_mutex_lock(&g.wmu);
+	w->busy = 0;
+	pthread_cond_signal(&g.wcv);
+	pthread_mutex_unlock(&g.wmu);
+}
+
+/*
+ * rpc_handle() on a worker context.  get_table_context keeps a
+ * process-wide cache of the manifest's adapter (tool_context.c) that is
+ * not safe to use from two threads at once, so those calls take a lock.
+ */
+static void
+http_rpc(struct rpc_session *rs, const char *msg, size_t len,
+    int exclusive, char **reply)
+{
+	struct http_worker *w = http_worker_take();
+
+	if (exclusive)
+		pthread_mutex_lock(&g.ctx_mu);
+	rpc_handle(&w->s, rs, msg, len, reply);
+	if (exclusive)
+		pthread_mutex_unlock(&g.ctx_mu);
+	http_worker_give(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Responses                                                            */
+
+/* Queue a response of status with body (malloc'd, taken; may be NULL)
+ * and content type ctype (NULL: none), plus up to two extra headers. */
+static enum MHD_Result
+http_send(struct MHD_Connection *c, unsigned int status, char *body,
+    size_t len, const char *ctype, const char *h1, const char *v1,
+    const char *h2, const char *v2)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	if (body == NULL)
+		len = 0;
+	r = MHD_create_response_from_buffer(len, body != NULL ? body : "",
+	    body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (r == NULL) {
+		free(body);
+		return MHD_NO;
+	}
+	if (ctype != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	if (h1 != NULL)
+		MHD_add_response_header(r, h1, v1);
+	if (h2 != NULL)
+		MHD_add_response_header(r, h2, v2);
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* A JSON-RPC error frame (id as given, or null) as the body of status. */
+static enum MHD_Result
+http_error(struct MHD_Connection *c, unsigned int status, const cJSON *id,
+    int code, const char *msg, const char *h1, const char *v1)
+{
+	cJSON *o, *e;
+	char *body;
+
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
+	if (id != NULL)
+		cJSON_AddItemToObject(o, "id", cJSON_Duplicate(id, 1));
+	else
+		cJSON_AddNullToObject(o, "id");
+	e = cJSON_AddObjectToObject(o, "error");
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return http_send(c, status, body, body != NULL ? strlen(body) : 0,
+	    "application/json", h1, v1, NULL, NULL);
+}
+
+/* The JSON-RPC error code of a reply frame to request id, or 0 when it
+ * is a result.  The frame is rpc.c's: {"jsonrpc":"2.0","id":<id>,
+ * "error":{"code":<n>,... */
+static int
+http_reply_code(const char *reply, const cJSON *id)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char err[] = ",\"error\":{\"code\":";
+	char *ids;
+	size_t n;
+	int code = 0;
+
+	if (strncmp(reply, head, sizeof(head) - 1) != 0)
+		return 0;
+	reply += sizeof(head) - 1;
+	ids = id != NULL ? cJSON_PrintUnformatted(id) : strdup("null");
+	if (ids == NULL)
+		return 0;
+	n = strlen(ids);
+	if (strncmp(reply, ids, n) == 0 &&
+	    strncmp(reply + n, err, sizeof(err) - 1) == 0)
+		code = atoi(reply + n + sizeof(err) - 1);
+	free(ids);
+	return code;
+}
+
+/* Send reply (malloc'd, taken) to a POST /mcp as JSON or as one SSE
+ * message event. */
+static enum MHD_Result
+http_send_reply(struct MHD_Connection *c, unsigned int status, char *reply,
+    int sse, const char *sid)
+{
+	char *ev;
+	size_t n;
+	int k;
+
+	if (!sse)
+		return http_send(c, status, reply, strlen(reply),
+		    "application/json", sid ? "Mcp-Session-Id" : NULL, sid,
+		    NULL, NULL);
+	n = strlen(reply) + 32;
+	if ((ev = malloc(n)) == NULL) {
+		free(reply);
+		return MHD_NO;
+	}
+	k = snprintf(ev, n, "event: message\ndata: %s\n\n", reply);
+	free(reply);
+	return http_send(c, status, ev, (size_t)k, "text/event-stream",
+	    "Cache-Control", "no-cache", sid ? "Mcp-Session-Id" : NULL, sid);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hardening                                                            */
+
+static const char *
+http_header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* 1 when a equals b, in time that depends on the lengths only. */
+static int
+http_same(const char *a, size_t alen, const char *b, size_t blen)
+{
+	volatile unsigned char diff = alen != blen;
+	size_t i;
+
+	for (i = 0; i < alen; i++)
+		diff |= (unsigned char)a[i] ^ (unsigned char)b[i % (blen + 1)];
+	return diff == 0;
+}
+
+/* The checks every request passes before anything else is looked at;
+ * MHD_YES with *done set when a refusal was queued. */
+static enum MHD_Result
+http_guard(struct MHD_Connection *c, int *done)
+{
+	const char *host, *origin, *auth;
+	size_t i;
+
+	*done = 1;
+	host = http_header(c, MHD_HTTP_HEADER_HOST);
+	for (i = 0; host != NULL && i < 3; i++)
+		if (strcasecmp(host, g.hosts[i]) == 0)
+			break;
+	if (host == NULL || i == 3)
+		return http_error(c, MHD_HTTP_MISDIRECTED_REQUEST, NULL,
+		    HTTP_INVALID_REQUEST, "Misdirected Request: the Host "
+		    "header must name this server's loopback address and port",
+		    NULL, NULL);
+	origin = http_header(c, MHD_HTTP_HEADER_ORIGIN);
+	for (i = 0; origin != NULL && i < 3; i++)
+		if (strcasecmp(origin, g.origins[i]) == 0)
+			break;
+	if (origin != NULL && i == 3)
+		return http_error(c, MHD_HTTP_FORBIDDEN, NULL,
+		    HTTP_INVALID_REQUEST, "Forbidden: this Origin may not use "
+		    "this server", NULL, NULL);
+	if (g.token != NULL) {
+		auth = http_header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+		if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0 ||
+		    !http_same(auth + 7, strlen(auth + 7), g.token,
+		    g.token_len))
+			return http_error(c, MHD_HTTP_UNAUTHORIZED, NULL,
+			    HTTP_INVALID_REQUEST, "Unauthorized: a valid "
+			    "bearer token is required",
+			    MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	}
+	if (atomic_load(&g.stopping))
+		return http_send(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, 0, NULL,
+		    MHD_HTTP_HEADER_CONNECTION, "close", NULL, NULL);
+	*done = 0;
+	return MHD_YES;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streamable HTTP: POST /mcp                                           */
+
+/* Decode a header value that may be "=?base64?...?=" into a malloc'd
+ * string (NULL when it does not decode). */
+static char *
+http_unb64(const char *v)
+{
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+	    "qrstuvwxyz0123456789+/";
+	size_t n = strlen(v), ol = sizeof(HTTP_B64_OPEN) - 1;
+	size_t cl = sizeof(HTTP_B64_CLOSE) - 1, i, o = 0;
+	unsigned long acc = 0;
+	int bits = 0;
+	const char *p;
+	char *out;
+
+	if (n < ol + cl || strncasecmp(v, HTTP_B64_OPEN, ol) != 0 ||
+	    strcmp(v + n - cl, HTTP_B64_CLOSE) != 0)
+		return strdup(v);
+	if ((out = malloc(n)) == NULL)
+		return NULL;
+	for (i = ol; i < n - cl; i++) {
+		if (v[i] == '=')
+			break;
+		if ((p = strchr(al, v[i])) == NULL || v[i] == '\0') {
+			free(out);
+			return NULL;
+		}
+		acc = (acc << 6) | (unsigned long)(p - al);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[o] = '\0';
+	if (strlen(out) != o) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* 1 when header h (maybe Base64-wrapped) spells want exactly. */
+static int
+http_header_is(const char *h, const char *want)
+{
+	char *v;
+	int same;
+
+	if (h == NULL || want == NULL)
+		return 0;
+	if ((v = http_unb64(h)) == NULL)
+		return 0;
+	same = strcmp(v, want) == 0;
+	free(v);
+	return same;
+}
+
+/* The 2026-07-28 header checks; 0, or -1 after queuing the error. */
+static int
+http_modern_headers(struct MHD_Connection *c, const cJSON *id,
+    const char *method, const cJSON *params, const cJSON *mv,
+    enum MHD_Result *res)
+{
+	const char *pv, *mh, *nh, *key = NULL;
+	const cJSON *name;
+	char m[160];
+
+	pv = http_header(c, "MCP-Protocol-Version");
+	if (!cJSON_IsString(mv) || pv == NULL ||
+	    strcmp(pv, mv->valuestring) != 0) {
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_HEADER_MISMATCH, "Header mismatch: the "
+		    "MCP-Protocol-Version header must equal params._meta's "
+		    HTTP_META_VERSION, NULL, NULL);
+		return -1;
+	}
+	mh = http_header(c, "Mcp-Method");
+	if (mh == NULL || strcmp(mh, method) != 0) {
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_HEADER_MISMATCH, "Header mismatch: the Mcp-Method "
+		    "header must equal the body's method", NULL, NULL);
+		return -1;
+	}
+	if (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0)
+		key = "name";
+	else if (strcmp(method, "resources/read") == 0)
+		key = "uri";
+	if (key == NULL)
+		return 0;
+	name = cJSON_GetObjectItemCaseSensitive(params, key);
+	nh = http_header(c, "Mcp-Name");
+	if (!cJSON_IsString(name) || !http_header_is(nh, name->valuestring)) {
+		snprintf(m, sizeof(m), "Header mismatch: the Mcp-Name header "
+		    "must equal params.%s", key);
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_HEADER_MISMATCH, m, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Which representation the client accepts: 0 JSON, 1 SSE only, -1
+ * neither. */
+static int
+http_accept(struct MHD_Connection *c)
+{
+	const char *a = http_header(c, MHD_HTTP_HEADER_ACCEPT);
+
+	if (a == NULL || strcasestr(a, "application/json") != NULL ||
+	    strstr(a, "*/*") != NULL || strcasestr(a, "application/*") != NULL)
+		return 0;
+	if (strcasestr(a, "text/event-stream") != NULL)
+		return 1;
+	return -1;
+}
+
+/* 1 when the request's Content-Type is JSON. */
+static int
+http_json_type(struct MHD_Connection *c)
+{
+	const char *t = http_header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+
+	return t != NULL && strncasecmp(t, "application/json", 16) == 0 &&
+	    (t[16] == '\0' || t[16] == ';' || t[16] == ' ');
+}
+
+/* Parse the body as one JSON-RPC message object; NULL after queuing the
+ * 400 (parse error, batch, not an object). */
+static cJSON *
+http_parse(struct MHD_Connection *c, const struct http_req *q,
+    enum MHD_Result *res)
+{
+	const char *end = NULL;
+	cJSON *req;
+
+	req = cJSON_ParseWithLengthOpts(q->body != NULL ? q->body : "",
+	    q->len, &end, 0);
+	if (req == NULL) {
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+		    HTTP_PARSE_ERROR, "Parse error: the body is not one JSON "
+		    "value", NULL, NULL);
+		return NULL;
+	}
+	if (cJSON_IsArray(req)) {
+		cJSON_Delete(req);
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+		    HTTP_INVALID_REQUEST, "Invalid Request: batches are not "
+		    "supported; send one message per request", NULL, NULL);
+		return NULL;
+	}
+	if (!cJSON_IsObject(req)) {
+		cJSON_Delete(req);
+		*res = http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+		    HTTP_INVALID_REQUEST, "Invalid Request: a message must be "
+		    "a JSON object", NULL, NULL);
+		return NULL;
+	}
+	return req;
+}
+
+/* 1 when the call must run under the get_table_context lock. */
+static int
+http_exclusive(const char *method, const cJSON *params)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "name");
+
+	return strcmp(method, "tools/call") == 0 && cJSON_IsString(n) &&
+	    strcmp(n->valuestring, "get_table_context") == 0;
+}
+
+/* HTTP status of a modern reply carrying JSON-RPC error code. */
+static unsigned int
+http_modern_status(int code)
+{
+	if (code == HTTP_METHOD_NOT_FOUND)
+		return MHD_HTTP_NOT_FOUND;
+	if (code == HTTP_UNSUPPORTED_VERSION || code == HTTP_HEADER_MISMATCH ||
+	    code == HTTP_MISSING_CAPABILITY || code == HTTP_INVALID_REQUEST ||
+	    code == HTTP_PARSE_ERROR)
+		return MHD_HTTP_BAD_REQUEST;
+	return MHD_HTTP_OK;
+}
+
+static enum MHD_Result
+http_post_mcp(struct MHD_Connection *c, struct http_req *q)
+{
+	struct rpc_session rs;
+	const cJSON *id, *method, *params, *meta, *mv = NULL, *caps;
+	const char *sid, *pv, *m;
+	char nsid[HTTP_SID_LEN + 1], *reply = NULL;
+	enum MHD_Result res = MHD_YES;
+	cJSON *req;
+	int sse, modern, code;
+
+	if (!http_json_type(c))
+		return http_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
+		    HTTP_INVALID_REQUEST, "Unsupported Media Type: the body "
+		    "must be application/json", NULL, NULL);
+	if ((sse = http_accept(c)) < 0)
+		return http_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL,
+		    HTTP_INVALID_REQUEST, "Not Acceptable: the client must "
+		    "accept application/json or text/event-stream", NULL, NULL);
+	if ((req = http_parse(c, q, &res)) == NULL)
+		return res;
+	id = cJSON_GetObjectItemCaseSensitive(req, "id");
+	method = cJSON_GetObjectItemCaseSensitive(req, "method");
+	params = cJSON_GetObjectItemCaseSensitive(req, "params");
+	m = cJSON_IsString(method) ? method->valuestring : NULL;
+	meta = cJSON_IsObject(params) ?
+	    cJSON_GetObjectItemCaseSensitive(params, "_meta") : NULL;
+	if (cJSON_IsObject(meta))
+		mv = cJSON_GetObjectItemCaseSensitive(meta, HTTP_META_VERSION);
+	sid = http_header(c, "Mcp-Session-Id");
+	pv = http_header(c, "MCP-Protocol-Version");
+	modern = (mv != NULL && !(cJSON_IsString(mv) &&
+	    HTTP_IN(mv->valuestring, http_legacy))) ||
+	    (mv == NULL && sid == NULL && pv != NULL &&
+	    strcmp(pv, SRV_PROTO_MODERN) == 0);
+
+	if (m == NULL) {
+		/* A response (we never send requests) or a broken message. */
+		if (id != NULL && (cJSON_GetObjectItemCaseSensitive(req,
+		    "result") != NULL || cJSON_GetObjectItemCaseSensitive(req,
+		    "error") != NULL)) {
+			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
+			    NULL, NULL, NULL, NULL);
+			goto done;
+		}
+		memset(&rs, 0, sizeof(rs));
+		rpc_handle(g.srv, &rs, q->body, q->len, &reply);
+		if (reply == NULL)
+			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
+			    NULL, NULL, NULL, NULL);
+		else
+			res = http_send_reply(c, MHD_HTTP_BAD_REQUEST, reply,
+			    sse, NULL);
+		goto done;
+	}
+
+	if (modern) {
+		if (mv == NULL) {
+			res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+			    HTTP_INVALID_PARAMS, "Invalid params: a 2026-07-28 "
+			    "request carries params._meta with "
+			    HTTP_META_VERSION " and " HTTP_META_CAPS, NULL,
+			    NULL);
+			goto done;
+		}
+		if (http_modern_headers(c, id, m, params, mv, &res) != 0)
+			goto done;
+		if (id == NULL) {
+			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
+			    NULL, NULL, NULL, NULL);
+			goto done;
+		}
+		caps = cJSON_GetObjectItemCaseSensitive(meta, HTTP_META_CAPS);
+		if (cJSON_IsString(mv) &&
+		    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
+		    !cJSON_IsObject(caps)) {
+			res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+			    HTTP_INVALID_PARAMS, "Invalid params: _meta must "
+			    "carry " HTTP_META_CAPS " (an object) beside "
+			    HTTP_META_VERSION, NULL, NULL);
+			goto done;
+		}
+		if (cJSON_IsString(mv) &&
+		    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
+		    !HTTP_IN(m, http_modern_methods)) {
+			res = http_error(c, MHD_HTTP_NOT_FOUND, id,
+			    HTTP_METHOD_NOT_FOUND, "Method not found", NULL,
+			    NULL);
+			goto done;
+		}
+		memset(&rs, 0, sizeof(rs));
+		http_rpc(&rs, q->body, q->len, http_exclusive(m, params),
+		    &reply);
+		if (reply == NULL) {
+			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
+			    NULL, NULL, NULL, NULL);
+			goto done;
+		}
+		code = http_reply_code(reply, id);
+		res = http_send_reply(c, http_modern_status(code), reply, sse,
+		    NULL);
+		goto done;
+	}
+
+	/* Legacy: initialize opens a session; the rest need one. */
+	if (strcmp(m, "initialize") == 0 && id != NULL) {
+		memset(&rs, 0, sizeof(rs));
+		http_rpc(&rs, q->body, q->len, 0, &reply);
+		if (reply == NULL || http_reply_code(reply, id) != 0) {
+			res = reply == NULL ? MHD_NO :
+			    http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
+			goto done;
+		}
+		if (hs_create(&rs, NULL, nsid) != 0) {
+			free(reply);
+			res = http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			    HTTP_INVALID_REQUEST, "Service Unavailable: no "
+			    "session could be opened", NULL, NULL);
+			goto done;
+		}
+		srv_log(SRV_LOG_INFO, "HTTP session opened (%s)", rs.version);
+		res = http_send_reply(c, MHD_HTTP_OK, reply, sse, nsid);
+		goto done;
+	}
+	if (sid == NULL && strcmp(m, "server/discover") != 0) {
+		res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_REQUEST, "Bad Request: an Mcp-Session-Id "
+		    "header is required (open a session with initialize, or "
+		    "send 2026-07-28 requests with params._meta)", NULL, NULL);
+		goto done;
+	}
+	memset(&rs, 0, sizeof(rs));
+	if (sid != NULL && !hs_get(sid, &rs)) {
+		res = http_error(c, MHD_HTTP_NOT_FOUND, id,
+		    HTTP_SESSION_NOT_FOUND, "Session not found", NULL, NULL);
+		goto done;
+	}
+	if (pv != NULL && !HTTP_IN(pv, http_legacy)) {
+		res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_REQUEST, "Bad Request: unsupported "
+		    "MCP-Protocol-Version header", NULL, NULL);
+		goto done;
+	}
+	if (id == NULL) {
+		res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
+		    NULL, NULL);
+		goto done;
+	}
+	http_rpc(&rs, q->body, q->len, http_exclusive(m, params), &reply);
+	if (reply == NULL)
+		res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
+		    NULL, NULL);
+	else
+		res = http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
+done:
+	cJSON_Delete(req);
+	return res;
+}
+
+static enum MHD_Result
+http_delete_mcp(struct MHD_Connection *c)
+{
+	const char *sid = http_header(c, "Mcp-Session-Id");
+
+	if (sid == NULL)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+		    HTTP_INVALID_REQUEST, "Bad Request: DELETE needs the "
+		    "Mcp-Session-Id header", NULL, NULL);
+	if (!hs_delete(sid))
+		return http_error(c, MHD_HTTP_NOT_FOUND, NULL,
+		    HTTP_SESSION_NOT_FOUND, "Session not found", NULL, NULL);
+	return http_send(c, MHD_HTTP_OK, NULL, 0, NULL, NULL, NULL, NULL,
+	    NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The upstream HTTP+SSE transport: GET /sse, POST /messages/           */
+
+static enum MHD_Result
+http_get_sse(struct MHD_Connection *c)
+{
+	struct rpc_session rs;
+	struct hs_stream *st;
+	struct MHD_Response *r;
+	char sid[HTTP_SID_LEN + 1], ev[96];
+	enum MHD_Result rc;
+	int n;
+
+	if ((r = hs_stream_new(c, NULL, &st)) == NULL)
+		return MHD_NO;
+	memset(&rs, 0, sizeof(rs));
+	if (hs_create(&rs, st, sid) != 0) {
+		MHD_destroy_response(r);
+		return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+		    HTTP_INVALID_REQUEST, "Service Unavailable: no session "
+		    "could be opened", NULL, NULL);
+	}
+	n = snprintf(ev, sizeof(ev), "event: endpoint\ndata: "
+	    "/messages/?session_id=%s\n\n", sid);
+	hs_stream_push(sid, ev, (size_t)n);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "text/event-stream");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	rc = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	srv_log(SRV_LOG_INFO, "SSE stream opened");
+	return rc;
+}
+
+static enum MHD_Result
+http_post_messages(struct MHD_Connection *c, struct http_req *q)
+{
+	struct rpc_session rs;
+	const char *sid;
+	const cJSON *id, *method, *params;
+	char *reply = NULL, *ev;
+	enum MHD_Result res = MHD_YES;
+	cJSON *req;
+	size_t n;
+	int k, init;
+
+	sid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+	    "session_id");
+	if (sid == NULL)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+		    HTTP_INVALID_REQUEST, "Bad Request: session_id is required",
+		    NULL, NULL);
+	if (!hs_has_stream(sid) || !hs_get(sid, &rs))
+		return http_error(c, MHD_HTTP_NOT_FOUND, NULL,
+		    HTTP_SESSION_NOT_FOUND, "Could not find session", NULL,
+		    NULL);
+	if ((req = http_parse(c, q, &res)) == NULL)
+		return res;
+	id = cJSON_GetObjectItemCaseSensitive(req, "id");
+	method = cJSON_GetObjectItemCaseSensitive(req, "method");
+	params = cJSON_GetObjectItemCaseSensitive(req, "params");
+	init = cJSON_IsString(method) &&
+	    strcmp(method->valuestring, "initialize") == 0;
+	http_rpc(&rs, q->body, q->len, cJSON_IsString(method) &&
+	    http_exclusive(method->valuestring, params), &reply);
+	if (init && reply != NULL && http_reply_code(reply, id) == 0)
+		hs_put(sid, &rs);
+	cJSON_Delete(req);
+	if (reply != NULL) {
+		n = strlen(reply) + 32;
+		ev = malloc(n);
+		if (ev == NULL) {
+			free(reply);
+			return MHD_NO;
+		}
+		k = snprintf(ev, n, "event: message\ndata: %s\n\n", reply);
+		free(reply);
+		if (hs_stream_push(sid, ev, (size_t)k) != 0) {
+			free(ev);
+			return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			    HTTP_INVALID_REQUEST, "Service Unavailable: the "
+			    "session's stream is closed or full", NULL, NULL);
+		}
+		free(ev);
+	}
+	n = strlen("Accepted");
+	return http_send(c, MHD_HTTP_ACCEPTED, strdup("Accepted"), n,
+	    "text/plain; charset=utf-8", NULL, NULL, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The request handler                                                  */
+
+static enum MHD_Result
+http_too_large(struct MHD_Connection *c)
+{
+	char m[128];
+
+	snprintf(m, sizeof(m), "Content Too Large: a message may take at "
+	    "most %ld bytes", (long)DBP_HTTP_MAX_BODY);
+	return http_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+	    HTTP_INVALID_REQUEST, m, NULL, NULL);
+}
+
+enum http_route { HTTP_R_NONE, HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES };
+
+static enum http_route
+http_route(const char *url)
+{
+	if (strcmp(url, "/mcp") == 0 || strcmp(url, "/mcp/") == 0)
+		return HTTP_R_MCP;
+	if (strcmp(url, "/sse") == 0)
+		return HTTP_R_SSE;
+	if (strcmp(url, "/messages/") == 0 || strcmp(url, "/messages") == 0)
+		return HTTP_R_MESSAGES;
+	return HTTP_R_NONE;
+}
+
+static enum MHD_Result
+http_handler(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **req_cls)
+{
+	struct http_req *q = *req_cls;
+	enum http_route route;
+	const char *cl;
+	char *nb;
+	size_t ncap;
+	int done;
+	enum MHD_Result rc;
+
+	(void)cls;
+	(void)version;
+	route = http_route(url);
+	if (q == NULL)
+		return MHD_NO;		/* out of memory at its start */
+	if (!q->started) {
+		q->started = 1;
+		rc = http_guard(c, &done);
+		if (done) {
+			q->answered = 1;
+			return rc;
+		}
+		if (route == HTTP_R_NONE) {
+			q->answered = 1;
+			return http_error(c, MHD_HTTP_NOT_FOUND, NULL,
+			    HTTP_INVALID_REQUEST, "Not Found: the MCP endpoint "
+			    "is /mcp", NULL, NULL);
+		}
+		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0 &&
+		    route != HTTP_R_SSE) {
+			cl = http_header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+			if (cl != NULL && strtoull(cl, NULL, 10) >
+			    (unsigned long long)DBP_HTTP_MAX_BODY) {
+				q->answered = 1;
+				return http_too_large(c);
+			}
+			return MHD_YES;		/* the body comes next */
+		}
+		q->answered = 1;
+		if (route == HTTP_R_MCP &&
+		    strcmp(method, MHD_HTTP_METHOD_DELETE) == 0)
+			return http_delete_mcp(c);
+		if (route == HTTP_R_SSE &&
+		    strcmp(method, MHD_HTTP_METHOD_GET) == 0)
+			return http_get_sse(c);
+		return http_send(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0, NULL,
+		    MHD_HTTP_HEADER_ALLOW, route == HTTP_R_MCP ?
+		    "POST, DELETE" : route == HTTP_R_SSE ? "GET" : "POST",
+		    NULL, NULL);
+	}
+	if (q->answered) {
+		*upload_size = 0;	/* drain what follows a refusal */
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (!q->too_big && q->len + *upload_size >
+		    (size_t)DBP_HTTP_MAX_BODY) {
+			q->too_big = 1;
+			free(q->body);
+			q->body = NULL;
+			q->len = q->cap = 0;
+		}
+		if (!q->too_big) {
+			if (q->len + *upload_size + 1 > q->cap) {
+				ncap = q->cap ? q->cap * 2 : 4096;
+				while (ncap < q->len + *upload_size + 1)
+					ncap *= 2;
+				if ((nb = realloc(q->body, ncap)) == NULL)
+					return MHD_NO;
+				q->body = nb;
+				q->cap = ncap;
+			}
+			memcpy(q->body + q->len, upload, *upload_size);
+			q->len += *upload_size;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	q->answered = 1;
+	if (q->too_big)
+		return http_too_large(c);
+	if (route == HTTP_R_MESSAGES)
+		return http_post_messages(c, q);
+	return http_post_mcp(c, q);
+}
+
+/*
+ * A request starts: libmicrohttpd's URI log callback runs once per
+ * request as soon as its request line is read, before the handler, and
+ * what it returns is the request's *req_cls; the completion callback
+ * runs once for each such request, answered or aborted.  Between the two
+ * the request counts as in flight (what shutdown waits for).
+ */
+static void *
+http_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)uri;
+	(void)c;
+	atomic_fetch_add(&g.inflight, 1);
+	return calloc(1, sizeof(struct http_req));
+}
+
+static void
+http_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http_req *q = *req_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (q != NULL) {
+		free(q->body);
+		free(q);
+	}
+	*req_cls = NULL;
+	atomic_fetch_sub(&g.inflight, 1);
+}
+
+/* libmicrohttpd's own errors (malformed requests, limits) to the log. */
+static void
+http_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char m[512];
+
+	(void)cls;
+	if (srv_log_level < SRV_LOG_DEBUG)
+		return;
+	vsnprintf(m, sizeof(m), fmt, ap);
+	m[strcspn(m, "\n")] = '\0';
+	srv_log(SRV_LOG_DEBUG, "http: %s", m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                       */
+
+/* Read the bearer token of --token-file / DBPRINT_TOKEN_FILE.  0 (also
+ * when none is configured) or -1 after saying why. */
+static int
+http_token(struct srv *s)
+{
+	const char *path = s->token_file;
+	struct dbp_diag d;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (path == NULL || *path == '\0')
+		path = getenv("DBPRINT_TOKEN_FILE");
+	if (path == NULL || *path == '\0')
+		return 0;
+	d.msg[0] = '\0';
+	if (dbp_read_file(path, DBP_HTTP_MAX_TOKEN, &text, &len, NULL,
+	    &d) != 0) {
+		fprintf(stderr, "error: the token file: %s\n", d.msg);
+		return -1;
+	}
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
+	    text[len - 1] == ' ' || text[len - 1] == '\t'))
+		text[--len] = '\0';
+	if (len == 0 || strlen(text) != len || strpbrk(text, " \t\r\n") !=
+	    NULL) {
+		fprintf(stderr, "error: the token file %s must hold one token "
+		    "(no spaces) on one line\n", path);
+		free(text);
+		return -1;
+	}
+	g.token = text;
+	g.token_len = len;
+	return 0;
+}
+
+/* Make the listening socket on host:port (0: any free port).  The fd,
+ * or -1 after saying why; *bound gets the port. */
+static int
+http_listen(const char *host, int port, int *bound)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	socklen_t sl;
+	int fd, one = 1, v6 = strcmp(host, "::1") == 0;
+
+	memset(&ss, 0, sizeof(ss));
+	if (v6) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		a6->sin6_addr = in6addr_loopback;
+		sl = sizeof(*a6);
+	} else {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*a4);
+	}
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)&ss, sl) != 0 ||
+	    listen(fd, HTTP_LISTEN_BACKLOG) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		fprintf(stderr, "error: cannot listen on %s%s%s:%d: %s\n",
+		    v6 ? "[" : "", v6 ? "::1" : "127.0.0.1", v6 ? "]" : "",
+		    port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*bound = ntohs(v6 ? a6->sin6_port : a4->sin_port);
+	return fd;
+}
+
+/* Connections allowed at once: the named cap, within the descriptors. */
+static unsigned int
+http_conn_limit(void)
+{
+	struct rlimit rl;
+	unsigned long n = DBP_HTTP_MAX_CONNECTIONS;
+	const unsigned long reserve = 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < n + reserve) {
+			rl.rlim_cur = rl.rlim_max < n + reserve ? rl.rlim_max :
+			    n + reserve;
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur < n + reserve)
+			n = rl.rlim_cur > 2 * reserve ? rl.rlim_cur - reserve :
+			    reserve;
+	}
+	return (unsigned int)n;
+}
+
+static size_t
+http_nthreads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 2)
+		n = 2;
+	if (n > DBP_HTTP_MAX_THREADS)
+		n = DBP_HTTP_MAX_THREADS;
+	return (size_t)n;
+}
+
+int
+http_serve(struct srv *s, const char *host, int port)
+{
+	struct MHD_Daemon *daemon = NULL;
+	struct timespec t0, now;
+	size_t i, nthreads = http_nthreads();
+	int fd, bound = 0, rc = -1;
+
+	g.srv = s;
+	if (http_token(s) != 0)
+		return -1;
+	if ((fd = http_listen(host, port, &bound)) < 0)
+		goto out;
+	g.port = bound;
+	snprintf(g.hosts[0], HTTP_HOST_MAX, "127.0.0.1:%d", bound);
+	snprintf(g.hosts[1], HTTP_HOST_MAX, "localhost:%d", bound);
+	snprintf(g.hosts[2], HTTP_HOST_MAX, "[::1]:%d", bound);
+	for (i = 0; i < 3; i++)
+		snprintf(g.origins[i], sizeof(g.origins[i]), "http://%s",
+		    g.hosts[i]);
+	/* Parse every inputSchema now: tools_schema() fills its cache on
+	 * first use, which must not race between workers. */
+	for (i = 0; i < srv_ntools; i++)
+		(void)tools_schema(i);
+	if (hs_init() != 0 || http_workers_open(s, nthreads) != 0) {
+		fprintf(stderr, "error: cannot prepare the HTTP workers\n");
+		close(fd);
+		goto out;
+	}
+	daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+	    MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+	    MHD_USE_ERROR_LOG | (strcmp(host, "::1") == 0 ? MHD_USE_IPv6 : 0),
+	    0, NULL, NULL, http_handler, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
+	    MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)nthreads,
+	    MHD_OPTION_CONNECTION_LIMIT, http_conn_limit(),
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)DBP_HTTP_IDLE_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DBP_HTTP_CONN_MEMORY,
+	    MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL,
+	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
+	    MHD_OPTION_END);
+	if (daemon == NULL) {
+		fprintf(stderr, "error: the HTTP server could not start on "
+		    "port %d\n", bound);
+		close(fd);
+		goto out;
+	}
+	fprintf(stderr, "%s: listening on http://%s%s%s:%d/mcp%s\n",
+	    program_invocation_short_name, strcmp(host, "::1") == 0 ? "[" : "",
+	    strcmp(host, "::1") == 0 ? "::1" : "127.0.0.1",
+	    strcmp(host, "::1") == 0 ? "]" : "", bound,
+	    g.token != NULL ? " (bearer token required)" : "");
+	fflush(stderr);
+	while (!rpc_stopping())
+		poll(NULL, 0, HTTP_POLL_MS);
+
+	/* Shutdown (spec 7.3): stop accepting, end the streams, let the
+	 * requests in flight finish, then stop. */
+	atomic_store(&g.stopping, 1);
+	fd = MHD_quiesce_daemon(daemon);
+	if (fd >= 0)
+		close(fd);
+	hs_stream_end_all();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_load(&g.inflight) > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= DBP_HTTP_DRAIN_S) {
+			srv_log(SRV_LOG_WARNING, "stopping with %d requests "
+			    "still in flight", atomic_load(&g.inflight));
+			break;
+		}
+		poll(NULL, 0, 10);
+	}
+	MHD_stop_daemon(daemon);
+	srv_log(SRV_LOG_INFO, "HTTP server stopped");
+	rc = 0;
+out:
+	http_workers_close();
+	hs_fini();
+	if (g.token != NULL) {
+		memset(g.token, 0, g.token_len);
+		free(g.token);
+		g.token = NULL;
+	}
+	return rc;
+}
