@@ -590,6 +590,23 @@ out:
 	return res;
 }
 
+/* A nearest candidate from the trigram postings. */
+struct rv_hit {
+	unsigned	 hits;		/* trigrams shared with the text */
+	size_t		 ord;
+};
+
+/* Most shared trigrams first, then list order. */
+static int
+rv_cmp_hits(const void *a, const void *b)
+{
+	const struct rv_hit *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
 static int
 rv_near_cmp(const void *a, const void *b)
 {
@@ -660,7 +677,8 @@ rv_nearest(struct rv *r, cJSON *arr)
 	struct tm_trigrams q;
 	sqlite3_stmt *st = NULL, *os = NULL;
 	unsigned short *hits = NULL;
-	size_t ntop = 0, i, need, nh;
+	struct rv_hit *cand = NULL;
+	size_t ntop = 0, i, need, nh, nc, k;
 	char tri[13];
 	int rc, res = -1, longlist, ord;
 	cJSON *p;
@@ -704,9 +722,26 @@ rv_nearest(struct rv *r, cJSON *arr)
 			if (rc != SQLITE_DONE)
 				goto dberr;
 		}
-		for (i = 0; i < nh; i++) {
-			if (hits[i] < need)
-				continue;
+		/* Score the candidates by most shared trigrams first: a value
+		 * sharing h of the text's |A| scores at most h / |A|, so once
+		 * five are held the rest can stop below the fifth's score. */
+		for (i = 0, nc = 0; i < nh; i++)
+			if (hits[i] >= need)
+				nc++;
+		if (nc > 0 && (cand = malloc(nc * sizeof(*cand))) == NULL)
+			goto oom;
+		for (i = 0, nc = 0; i < nh; i++)
+			if (hits[i] >= need) {
+				cand[nc].hits = hits[i];
+				cand[nc++].ord = i;
+			}
+		if (nc > 1)
+			qsort(cand, nc, sizeof(*cand), rv_cmp_hits);
+		for (k = 0; k < nc; k++) {
+			i = cand[k].ord;
+			if (ntop == TM_NEAREST_LIMIT && (double)cand[k].hits /
+			    (double)q.n < top[TM_NEAREST_LIMIT - 1].score)
+				break;
 			sqlite3_reset(os);
 			sqlite3_bind_int64(os, 1, r->col.id);
 			sqlite3_bind_int(os, 2, (int)i);
@@ -756,6 +791,7 @@ out:
 		free(top[i].text);
 	tm_trigrams_free(&q);
 	free(hits);
+	free(cand);
 	sqlite3_finalize(st);
 	sqlite3_finalize(os);
 	return res;
