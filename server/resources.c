@@ -38,7 +38,6 @@ struct res_kind {
 	const char	*mime;
 	int		 table;		/* per-table (1) or per-connection (0) */
 	int		 optional;	/* listed only when the file exists */
-	int		 yaml;		/* a YAML file: parse errors surface */
 	const char	*label;		/* name wording */
 	const char	*title;		/* title wording */
 	const char	*about;		/* description: what it holds, which
@@ -46,56 +45,56 @@ struct res_kind {
 };
 
 static const struct res_kind res_kinds[] = {
-	{ "manifest", "manifest.yaml", "application/yaml", 0, 0, 1,
+	{ "manifest", "manifest.yaml", "application/yaml", 0, 0,
 	  "manifest", "Manifest",
 	  "The connection's manifest.yaml: every table the print holds, "
 	  "with its artifacts, row count and profiling time. get_manifest "
 	  "answers the same document as JSON, narrowed by pattern; "
 	  "list_tables judges each table's freshness from it" },
-	{ "diff", "diff.yaml", "application/yaml", 0, 0, 1,
+	{ "diff", "diff.yaml", "application/yaml", 0, 0,
 	  "diff", "Diff",
 	  "The connection's diff.yaml: what the last run found changed "
 	  "since the one before, minus relationship events about an edge "
 	  "a human rejected. get_diff answers the same events, narrowed by "
 	  "table or kind" },
-	{ "reading", "reading.md", "text/markdown", 0, 0, 0,
+	{ "reading", "reading.md", "text/markdown", 0, 0,
 	  "reading guide", "Reading guide",
 	  "The print's own reading.md: how its fields read, written by the "
 	  "run that produced it. get_reference with document guide answers "
 	  "our own guide, section by section" },
 	{ "manifest_annotations", "manifest.annotations.yaml",
-	  "application/yaml", 0, 1, 1,
+	  "application/yaml", 0, 1,
 	  "connection notes", "Connection notes",
 	  "manifest.annotations.yaml: notes a person wrote about the whole "
 	  "connection. get_table_context carries them as its Connection "
 	  "notes" },
-	{ "ddl", "ddl.sql", "application/sql", 1, 0, 0,
+	{ "ddl", "ddl.sql", "application/sql", 1, 0,
 	  "ddl", "DDL",
 	  "The table's ddl.sql as extracted from the catalog. "
 	  "get_table_context returns it beside the table's joins and "
 	  "values" },
-	{ "statistics", "statistics.yaml", "application/yaml", 1, 0, 1,
+	{ "statistics", "statistics.yaml", "application/yaml", 1, 0,
 	  "statistics", "Statistics",
 	  "The table's statistics.yaml as written, sketches included. "
 	  "get_table_context interprets it (scope, redaction and unmeasured "
 	  "fields applied); search_columns and resolve_value search it" },
-	{ "relationships", "relationships.yaml", "application/yaml", 1, 0, 1,
+	{ "relationships", "relationships.yaml", "application/yaml", 1, 0,
 	  "relationships", "Relationships",
 	  "The table's relationships.yaml, minus every edge a human "
 	  "rejected. get_table_context lists the same edges as its Joins, "
 	  "each with its detection" },
-	{ "description", "description.md", "text/markdown", 1, 1, 0,
+	{ "description", "description.md", "text/markdown", 1, 1,
 	  "description", "Description",
 	  "description.md, written by a person about the table. "
 	  "get_table_context includes it" },
 	{ "statistics_annotations", "statistics.annotations.yaml",
-	  "application/yaml", 1, 1, 1,
+	  "application/yaml", 1, 1,
 	  "statistics annotations", "Statistics annotations",
 	  "statistics.annotations.yaml: a person's notes on columns and "
 	  "values. get_table_context includes them; search_columns text "
 	  "searches them" },
 	{ "relationships_annotations", "relationships.annotations.yaml",
-	  "application/yaml", 1, 1, 1,
+	  "application/yaml", 1, 1,
 	  "relationships annotations", "Relationships annotations",
 	  "relationships.annotations.yaml: a person's notes on the table's "
 	  "edges, rejected ones included - the one place a rejected edge is "
@@ -234,8 +233,9 @@ res_unquote(const char *s, size_t n)
 	return out;
 }
 
-/* Parse the query q (after '?'): only page and version, each once, each
- * field holding '='.  0 or -1 (malformed). */
+/* Parse the query q (after '?') as a strict form query: fields split at
+ * '&', each holding '=', only page and version, each at most once.  An
+ * empty query is none.  0 or -1 (malformed). */
 static int
 res_query(const char *q, struct res_uri *u)
 {
@@ -243,32 +243,30 @@ res_query(const char *q, struct res_uri *u)
 	char **slot;
 	size_t n;
 
-	for (f = q; *f != '\0'; f = amp + 1) {
+	if (*q == '\0')
+		return 0;
+	for (f = q; ; f = amp + 1) {
 		amp = strchr(f, '&');
 		if (amp == NULL)
 			amp = f + strlen(f);
 		n = (size_t)(amp - f);
-		if (n > 0) {
-			eq = memchr(f, '=', n);
-			if (eq == NULL)
-				return -1;
-			if ((size_t)(eq - f) == 4 && memcmp(f, "page", 4) == 0)
-				slot = &u->page;
-			else if ((size_t)(eq - f) == 7 &&
-			    memcmp(f, "version", 7) == 0)
-				slot = &u->version;
-			else
-				return -1;
-			if (*slot != NULL)
-				return -1;	/* repeated */
-			*slot = res_unquote(eq + 1, (size_t)(f + n - eq - 1));
-			if (*slot == NULL)
-				return -1;
-		}
+		eq = memchr(f, '=', n);
+		if (eq == NULL)
+			return -1;	/* an empty field included */
+		if ((size_t)(eq - f) == 4 && memcmp(f, "page", 4) == 0)
+			slot = &u->page;
+		else if ((size_t)(eq - f) == 7 && memcmp(f, "version", 7) == 0)
+			slot = &u->version;
+		else
+			return -1;
+		if (*slot != NULL)
+			return -1;	/* repeated */
+		if ((*slot = res_unquote(eq + 1, (size_t)(amp - eq - 1))) ==
+		    NULL)
+			return -1;
 		if (*amp == '\0')
-			break;
+			return 0;
 	}
-	return 0;
 }
 
 static const struct res_kind *

@@ -155,6 +155,9 @@ test_uri_malformed(void **state)
 		"dbprint://c/t/nope", "dbprint://c/manifest?offset=2",
 		"dbprint://c/manifest?page=1&page=2", "dbprint://c/manifest?page",
 		"dbprint:///reference/spec?page=1&x=",
+		"dbprint:///reference/spec?page=1&",
+		"dbprint:///reference/spec?&page=1",
+		"dbprint:///reference/spec?page=1&&version=a",
 		"dbprint://c/t/manifest", NULL
 	};
 	char *detail, want[256];
@@ -218,6 +221,15 @@ test_reference_read(void **state)
 	cJSON_Delete(res);
 	res = NULL;
 	assert_int_equal(res_read(&s, uri, &res, &code, &detail), 0);
+	cJSON_Delete(res);
+	res = NULL;
+	/* An empty query is no query; a percent-encoded page is a page. */
+	assert_int_equal(res_read(&s, "dbprint:///reference/spec?", &res,
+	    &code, &detail), 0);
+	cJSON_Delete(res);
+	res = NULL;
+	assert_int_equal(res_read(&s, "dbprint:///reference/spec?page=%31",
+	    &res, &code, &detail), 0);
 	cJSON_Delete(res);
 	res = NULL;
 	assert_int_equal(read_err("dbprint:///reference/spec?page=1&"
