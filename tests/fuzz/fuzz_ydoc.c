@@ -1,0 +1,54 @@
+/*
+ * fuzz_ydoc.c - fuzz target: the YAML loader (indexer/ydoc.c) on any
+ * bytes, then every printer of the tree it returns: dbp_json_dump in both
+ * spellings, dbp_pyrepr, and dbp_yaml_dump, whose text must load back to
+ * the same JSON (the emitter and the loader agree).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dbp_diag d;
+	cJSON *doc, *back;
+	char *json, *pretty, *repr, *yaml, *json2;
+
+	d.msg[0] = '\0';
+	doc = dbp_ydoc_parse((const char *)data, size, &d);
+	if (doc == NULL) {
+		/* A refusal always says why. */
+		if (d.msg[0] == '\0')
+			abort();
+		return 0;
+	}
+	json = dbp_json_dump(doc, DBP_JSON_COMPACT);
+	pretty = dbp_json_dump(doc, 2);
+	repr = dbp_pyrepr(doc);
+	yaml = dbp_yaml_dump(doc);
+	if (yaml != NULL && json != NULL) {
+		back = dbp_ydoc_parse(yaml, strlen(yaml), &d);
+		if (back == NULL) {
+			fprintf(stderr, "fuzz_ydoc: dump does not load: %s\n"
+			    "%s\n", d.msg, yaml);
+			abort();
+		}
+		json2 = dbp_json_dump(back, DBP_JSON_COMPACT);
+		if (json2 != NULL && strcmp(json, json2) != 0) {
+			fprintf(stderr, "fuzz_ydoc: round trip differs:\n"
+			    "%s\n%s\n", json, json2);
+			abort();
+		}
+		free(json2);
+		cJSON_Delete(back);
+	}
+	free(json);
+	free(pretty);
+	free(repr);
+	free(yaml);
+	cJSON_Delete(doc);
+	return 0;
+}
