@@ -119,3 +119,63 @@ lint:
 
 clean:
 	rm -rf build
+
+# Fuzzing (tests/fuzz/, fixtures/fuzz/).  Each target tests/fuzz/fuzz_<t>.c
+# defines LLVMFuzzerTestOneInput.  `make check` replays each committed
+# corpus fixtures/fuzz/<t>/ through a gcc build of its target
+# ($(B)/fuzz/replay-<t>, tests/cli/t9100-fuzz-replay.sh); `make fuzz` builds
+# the targets with clang and libFuzzer into build/fuzz and runs each for
+# FUZZ_SECONDS with its dictionary fixtures/fuzz/<t>.dict, new inputs going
+# to build/fuzz/corpus/<t>/ and crashes to build/fuzz/crash/<t>/.
+FUZZ_TARGETS = ydoc index rpc uri cursor fnmatch
+FUZZ_SECONDS ?= 60
+FUZZ_OPTS ?=
+FUZZ_COMMON = tests/fuzz/fuzz_common.c tests/fuzz/fuzz.h
+FUZZ_REPLAY = $(FUZZ_TARGETS:%=$(B)/fuzz/replay-%)
+FUZZ_FLAGS = -DFUZZ_FIXTURES='"$(CURDIR)/fixtures"' -Itests/fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=all
+# Seed directories beside the committed corpus, per target.
+FUZZ_SEEDS_ydoc = fixtures/bad fixtures/demo/prints fixtures/rich/prints
+FUZZ_SEEDS_index =
+FUZZ_SEEDS_rpc =
+FUZZ_SEEDS_uri =
+FUZZ_SEEDS_cursor =
+FUZZ_SEEDS_fnmatch =
+
+tests-build: $(FUZZ_REPLAY)
+
+$(B)/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_COMMON) \
+    $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(FUZZ_FLAGS) -o $@ $< tests/fuzz/replay.c \
+	    tests/fuzz/fuzz_common.c \
+	    $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(B)/libdbprint.a \
+	    $(LDLIBS_ALL)
+
+# The libFuzzer binaries: the library and server compiled by clang with
+# coverage instrumentation in their own tree.
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(B)/libdbprint.a \
+    $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< \
+	    tests/fuzz/fuzz_common.c \
+	    $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(B)/libdbprint.a \
+	    $(LDLIBS_ALL)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
+
+# One target's run: $(call FUZZ_RUN,target).
+FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/crash/$(1) && \
+	echo "fuzz: $(1) for $(FUZZ_SECONDS)s" && \
+	build/fuzz/fuzz/fuzz-$(1) -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
+	    -print_final_stats=1 -artifact_prefix=build/fuzz/crash/$(1)/ \
+	    -dict=fixtures/fuzz/$(1).dict $(FUZZ_OPTS) \
+	    build/fuzz/corpus/$(1) fixtures/fuzz/$(1) $(FUZZ_SEEDS_$(1))
+
+fuzz:
+	@sh tests/deps.sh clang
+	@$(MAKE) --no-print-directory B=build/fuzz CC=clang \
+	    OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
+	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t));)

@@ -4,6 +4,8 @@
 # exact command to run and fails.
 PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev libxxhash-dev
 libcmocka-dev libmicrohttpd-dev sqlite3 valgrind jq"
+# Extra packages a target needs beyond the build (make fuzz: clang).
+PKGS="$PKGS $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
