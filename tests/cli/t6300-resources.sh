@@ -187,4 +187,29 @@ check_eq "an error never ends the session" 8 \
     "$(printf '%s\n' "$out" | sed -n 2p | jq .id)"
 check "no resource notification is ever sent" \
     sh -c "! grep -q notifications/resources '$T/list.json'"
+
+# Two served connections: listed by name, each after the reference pair.
+Q=$T/two
+mkprint6 "$Q"
+cat >"$Q/.dbprint.yaml" <<'EOF'
+connections:
+  zeta:
+    output: prints
+    auto: true
+  shop:
+    output: prints
+    auto: true
+EOF
+mkdir -p "$Q/prints/zeta"
+printf 'format_version: 1\ntables: {}\n' >"$Q/prints/zeta/manifest.yaml"
+printf '%s\n' "$LIST" | $VG "$SERVE" --project "$Q" 2>>"$T/.stderr6" |
+    jq -r '.result.resources[].uri' >"$T/uris.two"
+check_eq "several connections: by name, connection files before tables" \
+    "dbprint:///reference/spec dbprint:///reference/assertions dbprint://shop/manifest dbprint://shop/diff dbprint://shop/reading dbprint://shop/manifest_annotations dbprint://shop/s.a/ddl" \
+    "$(head -7 "$T/uris.two" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the second connection follows the first's tables" \
+    "dbprint://zeta/manifest dbprint://zeta/diff dbprint://zeta/reading" \
+    "$(tail -3 "$T/uris.two" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the reference documents are listed once" 1 \
+    "$(grep -c '^dbprint:///reference/spec$' "$T/uris.two")"
 clean6
