@@ -194,8 +194,11 @@ main_open_index(struct srv_conn *cn, const char *path)
 	rc = dbp_index_open(path, 0, &cn->db, &d);
 	if (rc == 0)
 		rc = main_update(cn, &d);
-	if (rc == 0)
+	if (rc == 0) {
+		srv_log(SRV_LOG_INFO, "serving %s from %s (index %s)",
+		    cn->conf->name, cn->conf->print_root, path);
 		return 0;
+	}
 	srv_log(SRV_LOG_WARNING, "%s: the index %s cannot be written (%s); "
 	    "building it in memory for this run", cn->conf->name, path,
 	    d.msg);

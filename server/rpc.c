@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -149,6 +150,7 @@ rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
     size_t len, char **reply)
 {
 	cJSON *req, *id, *method, *params, *ver, *result = NULL, *data = NULL;
+	struct timespec t0 = { 0, 0 }, t1;
 	const char *end = NULL;
 	char *emsg = NULL;
 	int code = 0;
@@ -208,12 +210,21 @@ rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
 		    "Invalid params: params must be an object", NULL);
 		goto done;
 	}
+	if (srv_log_level >= SRV_LOG_DEBUG)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (mcp_dispatch(s, ss, method->valuestring, params, &result, &code,
 	    &emsg, &data) == 0)
 		*reply = rpc_frame(id, result, 0, NULL, NULL);
 	else
 		*reply = rpc_frame(id, NULL, code,
 		    emsg != NULL ? emsg : "Internal error", data);
+	if (srv_log_level >= SRV_LOG_DEBUG) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		srv_log(SRV_LOG_DEBUG, "%s: %s in %ld us", method->valuestring,
+		    emsg != NULL ? "error" : "answered",
+		    (long)((t1.tv_sec - t0.tv_sec) * 1000000L +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000));
+	}
 	free(emsg);
 done:
 	cJSON_Delete(req);

@@ -7,6 +7,7 @@
  * server's instructions: it says which task the tool answers, when to
  * prefer it, and which sibling answers the neighbouring task.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,16 +280,26 @@ const struct tool_def srv_tools[] = {
 };
 const size_t srv_ntools = sizeof(srv_tools) / sizeof(srv_tools[0]);
 
-/* Parsed once, on first use; kept for the life of the process. */
+/* Parsed once, on first use (under pthread_once: the HTTP transport
+ * answers from several threads); kept for the life of the process. */
 static cJSON *tools_parsed[sizeof(srv_tools) / sizeof(srv_tools[0])];
+static pthread_once_t tools_once = PTHREAD_ONCE_INIT;
+
+static void
+tools_parse(void)
+{
+	size_t i;
+
+	for (i = 0; i < srv_ntools; i++)
+		tools_parsed[i] = cJSON_Parse(srv_tools[i].schema);
+}
 
 const cJSON *
 tools_schema(size_t i)
 {
 	if (i >= srv_ntools)
 		return NULL;
-	if (tools_parsed[i] == NULL)
-		tools_parsed[i] = cJSON_Parse(srv_tools[i].schema);
+	pthread_once(&tools_once, tools_parse);
 	return tools_parsed[i];
 }
 
