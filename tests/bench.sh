@@ -105,3 +105,8 @@ bench_tools "$P" "$I" || echo "bench: the issue-4 tools section failed" >&2
 # tests/bench-ctx.sh, over the same print and index.
 . "$SRCDIR/tests/bench-ctx.sh"
 bench_context "$P" "$I" || echo "bench: the issue-6 context section failed" >&2
+
+# ---- dbprint-serve over stdio (issue 3) -----------------------------------
+# tests/bench-serve.sh, over the same print and index.
+. "$SRCDIR/tests/bench-serve.sh"
+bench_serve "$P" "$I" || echo "bench: the issue-3 serve section failed" >&2
