@@ -4,6 +4,8 @@
 # spellings, a section listing its subsections, the guide by heading text,
 # the error sentences, and paging of a long section.
 . "$(dirname "$0")/../lib.sh"
+# The bundled documents, whatever the caller's environment names.
+unset DBPRINT_REFERENCE_DIR
 
 # A project with one connection; get_reference reads no print, but the
 # server resolves its connections before answering.

@@ -5,6 +5,8 @@
 # number and title - so a finding's citation always opens the section on
 # its subject.  Needs ../shared (the upstream copies); skipped without it.
 . "$(dirname "$0")/../lib.sh"
+# The bundled documents, whatever the caller's environment names.
+unset DBPRINT_REFERENCE_DIR
 
 UP_SPEC=$SRCDIR/../shared/upstream/docs/format/v1/SPEC.md
 UP_ASSERT=$SRCDIR/../shared/upstream/docs/ASSERTIONS.md
@@ -30,19 +32,35 @@ numbered() {
 	    awk -F '\t' '{ print $1 "\t" $2 }'
 }
 
-# resolve DOC PREFIX FILE - call get_reference for every numbered heading
-# of FILE with the citation PREFIX<number>; print one line per miss.
+# resolve DOC PREFIX FILE - ask get_reference, in one stdio session, for
+# every numbered heading of FILE with the citation PREFIX<number>; print
+# one line per number that does not open a heading of the same number and
+# title.
 resolve() {
-	numbered "$3" | while IFS="$(printf '\t')" read -r num title; do
-		if ! $VG "$SERVE" --project "$P" --call get_reference \
-		    "{\"document\":\"$1\",\"section\":\"$2$num\"}" \
-		    >"$T/out" 2>"$T/err"; then
-			echo "$num: $(head -c 200 "$T/out" "$T/err")"
-			continue
-		fi
-		got=$(sed -n '1s/^#* *//p' "$T/out")
-		[ "$got" = "$title" ] || echo "$num: heading '$got', upstream '$title'"
-	done
+	numbered "$3" >"$T/nums"
+	{
+		echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t5610","version":"1"}}}'
+		echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+		jq -nRc --arg d "$1" --arg p "$2" '[inputs | split("\t")[0]] |
+		    to_entries[] | {jsonrpc: "2.0", id: (.key + 1),
+		    method: "tools/call", params: {name: "get_reference",
+		    arguments: {document: $d, section: ($p + .value)}}}' \
+		    <"$T/nums"
+	} >"$T/requests"
+	$VG "$SERVE" --project "$P" <"$T/requests" >"$T/replies" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || echo "server exit $rc: $(head -c 300 "$T/err")"
+	# id, isError, first line of the text, in id order.
+	jq -r 'select(.id != 0) | [.id, (.result.isError | tostring),
+	    ((.result.content[0].text // (.error | tostring)) |
+	    split("\n")[0])] | @tsv' "$T/replies" | sort -n -k1,1 >"$T/got"
+	[ "$(grep -c '' "$T/got")" -eq "$(grep -c '' "$T/nums")" ] ||
+	    echo "$(grep -c '' "$T/got") replies to $(grep -c '' "$T/nums") calls"
+	paste "$T/nums" "$T/got" | awk -F '\t' '{
+		got = $5; sub(/^#+[ \t]+/, "", got)
+		if ($4 != "false" || got != $2)
+			print $1 ": got \"" $5 "\", upstream \"" $2 "\""
+	}'
 }
 
 n=$(numbered "$UP_SPEC" | wc -l)

@@ -4,6 +4,8 @@
 # every vocabulary word the tools' inputSchemas enumerate is defined in its
 # Vocabulary.  The guide is read through get_reference, section by section.
 . "$(dirname "$0")/../lib.sh"
+# The bundled documents, whatever the caller's environment names.
+unset DBPRINT_REFERENCE_DIR
 
 P=$T/proj
 mkdir -p "$P/prints/ref"
