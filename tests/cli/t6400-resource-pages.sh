@@ -106,4 +106,7 @@ out=$(rpc6 "$P" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\",\"p
 check_eq "a list cursor over a changed manifest is refused" \
     "-32602 the print changed on disk since this cursor was issued, so resources/list cannot resume where it left off. Call again without \`cursor\` to start over." \
     "$out"
+out=$(rpc6 "$P" '{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"cursor":"x"}}' | jq -r '"\(.error.code) \(.error.message)"')
+check_contains "a list cursor no reply issued is refused (-32602)" \
+    "-32602 cursor 'x' is not one this server issued." "$out"
 clean6
