@@ -32,7 +32,12 @@ bench_tools_run() {	# bench_tools_run PROJECT INDEX|- CONN SPEC...
 
 bench_tools() {
 	_b=$SRCDIR/$BUILD
-	_w=${BENCH_DIR:-$(mktemp -d)}
+	if [ -n "${BENCH_DIR:-}" ]; then
+		_w=$BENCH_DIR _tmp=""
+	else
+		_w=$(mktemp -d)
+		_tmp=$_w
+	fi
 	echo "== list_tables, search_columns, resolve_value (issue 4)"
 	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-tools" \
 	    "$SRCDIR/tests/bench-tools.c" || return 1
@@ -99,5 +104,5 @@ bench_tools() {
 	    "resolve_nearest=resolve_value={$_t,\"text\":\"specie\"}" \
 	    "resolve_none=resolve_value={$_t,\"text\":\"qqqqqqxx\"}"
 	rm -rf "$_s"
-	[ -n "${BENCH_DIR:-}" ] || [ $# -ge 2 ] || rm -rf "$_w"
+	[ -z "$_tmp" ] || rm -rf "$_tmp"
 }
