@@ -10,9 +10,11 @@
  * object) one untimed warm-up call and REPEAT timed calls, each awaited
  * before the next.  Prints one line per label:
  *
- *	LABEL p50 <us> us  p90 <us> us  bytes <reply bytes>  error <0|1>
+ *	LABEL p50 <us> us  p90 <us> us  cpu <us>/call  bytes <n>  error <0|1>
  *
- * error is 1 when the last reply carried "isError":true.  Standalone (C11
+ * cpu is the server's own CPU time (user + system, from /proc) per timed
+ * call, which a loaded machine does not inflate the way it does the wall
+ * clock; error is 1 when the last reply carried "isError":true.  Standalone (C11
  * and POSIX only), built by tests/bench.sh.  Exit 0, or 1 on a usage or
  * I/O error.
  */
@@ -53,6 +55,30 @@ bt_rpc(const char *method, const char *params)
 	return (long)strlen(bt_line);
 }
 
+/* The server's CPU time so far in microseconds (utime + stime of
+ * /proc/PID/stat), or -1 when unreadable. */
+static double
+bt_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* fields 14 and 15, counted after the ")" closing field 2 */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 2,
+	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	    &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int
 bt_cmp(const void *a, const void *b)
 {
@@ -66,7 +92,7 @@ main(int argc, char **argv)
 {
 	int to[2], from[2], i, k, n, first, err;
 	char *spec, *tool, *args, *params;
-	double *t, t0;
+	double *t, t0, c0, c1;
 	long len = 0;
 	pid_t pid;
 
@@ -119,16 +145,19 @@ main(int argc, char **argv)
 			return 1;
 		if (bt_rpc("tools/call", params) < 0)	/* warm-up */
 			return 1;
+		c0 = bt_cpu(pid);
 		for (i = 0; i < n; i++) {
 			t0 = bt_now();
 			if ((len = bt_rpc("tools/call", params)) < 0)
 				return 1;
 			t[i] = bt_now() - t0;
 		}
+		c1 = bt_cpu(pid);
 		err = strstr(bt_line, "\"isError\":true") != NULL;
 		qsort(t, (size_t)n, sizeof(*t), bt_cmp);
-		printf("%-24s p50 %9.0f us  p90 %9.0f us  bytes %7ld  "
-		    "error %d\n", spec, t[n / 2], t[(n * 9) / 10], len, err);
+		printf("%-20s p50 %9.0f us  p90 %9.0f us  cpu %8.0f us/call  "
+		    "bytes %6ld  error %d\n", spec, t[n / 2], t[(n * 9) / 10],
+		    c0 < 0 || c1 < 0 ? -1.0 : (c1 - c0) / n, len, err);
 		fflush(stdout);
 		free(params);
 		free(spec);
