@@ -10,6 +10,7 @@
  * unknown, NULL here), scope per scope_of (3.0), completeness per
  * list_is_complete (3.3).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,15 +209,6 @@ f_unmeasured(const cJSON *blk, const char *field, int inferred)
 	return 0;
 }
 
-/* inferred.<field> through the absence layer. */
-static const cJSON *
-f_inferred(const cJSON *blk, const char *field)
-{
-	if (f_unmeasured(blk, field, 1))
-		return NULL;
-	return f_get(f_get(blk, "inferred"), field);
-}
-
 static void
 b_str_of(sqlite3_stmt *s, int i, const cJSON *v)
 {
@@ -239,22 +231,6 @@ static void
 b_bool_of(sqlite3_stmt *s, int i, const cJSON *v)
 {
 	b_int(s, i, cJSON_IsBool(v), cJSON_IsTrue(v));
-}
-
-/* list_is_complete of research 3.3. */
-static int
-f_complete(const cJSON *blk, const cJSON *coverage)
-{
-	const cJSON *fr = f_get(blk, "frequencies"), *card, *listed;
-	const char *m = ix_str(blk, "cardinality_method");
-
-	if (cJSON_IsNumber(coverage) && coverage->valuedouble == 1.0)
-		return 1;
-	card = f_get(blk, "cardinality");
-	listed = f_get(fr, "listed");
-	return cJSON_IsObject(fr) && m != NULL && strcmp(m, "exact") == 0 &&
-	    ix_is_int(card) && ix_is_int(listed) &&
-	    ix_int(card) == ix_int(listed);
 }
 
 /* Append one {table, column} source to out, from a mapping or a
@@ -640,6 +616,108 @@ struct f_col {
 	const struct f_notes *notes;
 };
 
+/* The members of a column block f_column reads, found in one pass. */
+struct f_blk {
+	const cJSON	*sql_type, *nullable, *null_rate, *classification;
+	const cJSON	*cardinality, *cardinality_method, *cardinality_ratio;
+	const cJSON	*values_coverage, *values, *redacted, *frequencies;
+	const cJSON	*derived_from, *occurrences, *rows_scanned;
+	const cJSON	*sensitivity, *looks_like, *sampled, *matched;
+	const cJSON	*candidate_key, *candidate_key_exception;
+	int		 un_values, un_coverage, un_redacted;
+	int		 un_sensitivity, un_looks_like, un_candidate_key;
+};
+
+static void
+f_blk_read(const cJSON *blk, struct f_blk *b)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} top[] = {
+		{ "sql_type", offsetof(struct f_blk, sql_type) },
+		{ "nullable", offsetof(struct f_blk, nullable) },
+		{ "null_rate", offsetof(struct f_blk, null_rate) },
+		{ "classification", offsetof(struct f_blk, classification) },
+		{ "cardinality", offsetof(struct f_blk, cardinality) },
+		{ "cardinality_method", offsetof(struct f_blk,
+		    cardinality_method) },
+		{ "cardinality_ratio", offsetof(struct f_blk,
+		    cardinality_ratio) },
+		{ "values_coverage", offsetof(struct f_blk, values_coverage) },
+		{ "values", offsetof(struct f_blk, values) },
+		{ "redacted", offsetof(struct f_blk, redacted) },
+		{ "frequencies", offsetof(struct f_blk, frequencies) },
+		{ "derived_from", offsetof(struct f_blk, derived_from) },
+		{ "occurrences", offsetof(struct f_blk, occurrences) },
+		{ "rows_scanned", offsetof(struct f_blk, rows_scanned) },
+	}, inf[] = {
+		{ "sensitivity", offsetof(struct f_blk, sensitivity) },
+		{ "looks_like", offsetof(struct f_blk, looks_like) },
+		{ "sampled", offsetof(struct f_blk, sampled) },
+		{ "matched", offsetof(struct f_blk, matched) },
+		{ "candidate_key", offsetof(struct f_blk, candidate_key) },
+		{ "candidate_key_exception", offsetof(struct f_blk,
+		    candidate_key_exception) },
+	};
+	const cJSON *it, *inferred = NULL, *unmeasured = NULL;
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	if (!cJSON_IsObject(blk))
+		return;
+	/* Later duplicates cannot occur: the parser keeps one per key. */
+	cJSON_ArrayForEach(it, blk) {
+		if (strcmp(it->string, "inferred") == 0) {
+			inferred = it;
+			continue;
+		}
+		if (strcmp(it->string, "unmeasured") == 0) {
+			unmeasured = it;
+			continue;
+		}
+		for (i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+			if (it->string[0] == top[i].name[0] &&
+			    strcmp(it->string, top[i].name) == 0) {
+				*(const cJSON **)(void *)((char *)b +
+				    top[i].off) = it;
+				break;
+			}
+	}
+	cJSON_ArrayForEach(it, (cJSON_IsObject(inferred) ? inferred : NULL))
+		for (i = 0; i < sizeof(inf) / sizeof(inf[0]); i++)
+			if (strcmp(it->string, inf[i].name) == 0) {
+				*(const cJSON **)(void *)((char *)b +
+				    inf[i].off) = it;
+				break;
+			}
+	if (unmeasured == NULL)
+		return;
+	b->un_values = f_unmeasured(blk, "values", 0);
+	b->un_coverage = f_unmeasured(blk, "values_coverage", 0);
+	b->un_redacted = f_unmeasured(blk, "redacted", 0);
+	b->un_sensitivity = f_unmeasured(blk, "sensitivity", 1);
+	b->un_looks_like = f_unmeasured(blk, "looks_like", 1);
+	b->un_candidate_key = f_unmeasured(blk, "candidate_key", 1);
+}
+
+/* list_is_complete of research 3.3, from a read block. */
+static int
+f_blk_complete(const struct f_blk *b, const cJSON *coverage)
+{
+	const cJSON *listed;
+	const char *m;
+
+	if (cJSON_IsNumber(coverage) && coverage->valuedouble == 1.0)
+		return 1;
+	m = cJSON_IsString(b->cardinality_method) ?
+	    b->cardinality_method->valuestring : NULL;
+	listed = f_get(b->frequencies, "listed");
+	return cJSON_IsObject(b->frequencies) && m != NULL &&
+	    strcmp(m, "exact") == 0 && ix_is_int(b->cardinality) &&
+	    ix_is_int(listed) && ix_int(b->cardinality) == ix_int(listed);
+}
+
 static int
 f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 {
@@ -647,10 +725,12 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	const cJSON *blk = c->blk, *v, *cov, *vals, *ll;
 	const char *note = NULL, *red, *state;
 	char *label = NULL, *derived = NULL;
+	struct f_blk b;
 	sqlite3_int64 cid;
 	int listed = 0, have_listed = 0, ck_have = 0, ck = 0, rc;
 	size_t ln;
 
+	f_blk_read(blk, &b);
 	ln = strlen(c->name) + strlen(c->part) + 1;
 	if ((label = malloc(ln)) == NULL)
 		return dbp_fail(w->d, "out of memory");
@@ -662,17 +742,17 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	b_text(s, 4, label);
 	sqlite3_bind_int(s, 5, c->ord);
 	sqlite3_bind_int(s, 6, c->in_stats);
-	b_str_of(s, 7, f_get(blk, "sql_type"));
-	b_bool_of(s, 8, f_get(blk, "nullable"));
-	b_num_of(s, 9, f_get(blk, "null_rate"));
-	b_str_of(s, 10, f_get(blk, "classification"));
-	b_int_of(s, 11, f_get(blk, "cardinality"));
-	b_str_of(s, 12, f_get(blk, "cardinality_method"));
-	cov = f_unmeasured(blk, "values_coverage", 0) ? NULL :
-	    f_get(blk, "values_coverage");
+	b_str_of(s, 7, b.sql_type);
+	b_bool_of(s, 8, b.nullable);
+	b_num_of(s, 9, b.null_rate);
+	b_str_of(s, 10, b.classification);
+	b_int_of(s, 11, b.cardinality);
+	b_str_of(s, 12, b.cardinality_method);
+	cov = b.un_coverage ? NULL : b.values_coverage;
 	b_num_of(s, 13, cov);
-	vals = f_unmeasured(blk, "values", 0) ? NULL : f_get(blk, "values");
-	red = f_unmeasured(blk, "redacted", 0) ? NULL : ix_str(blk, "redacted");
+	vals = b.un_values ? NULL : b.values;
+	red = b.un_redacted || !cJSON_IsString(b.redacted) ? NULL :
+	    b.redacted->valuestring;
 	if (red != NULL && red[0] == '\0')
 		red = NULL;
 	if (cJSON_IsArray(vals)) {
@@ -680,7 +760,7 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 		cJSON_ArrayForEach(v, vals)
 			listed += cJSON_IsObject(v);
 		have_listed = 1;
-	} else if (f_unmeasured(blk, "values", 0))
+	} else if (b.un_values)
 		state = "unmeasured";
 	else if (red != NULL)
 		state = "redacted";
@@ -688,42 +768,40 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 		state = "absent";
 	b_text(s, 14, blk != NULL ? state : NULL);
 	b_int(s, 15, have_listed, listed);
-	b_int_of(s, 16, f_get(f_get(blk, "frequencies"), "listed"));
-	b_int(s, 17, blk != NULL, blk != NULL && f_complete(blk, cov));
-	b_str_of(s, 18, f_inferred(blk, "sensitivity"));
-	ll = f_inferred(blk, "looks_like");
+	b_int_of(s, 16, f_get(b.frequencies, "listed"));
+	b_int(s, 17, blk != NULL, blk != NULL && f_blk_complete(&b, cov));
+	b_str_of(s, 18, b.un_sensitivity ? NULL : b.sensitivity);
+	ll = b.un_looks_like ? NULL : b.looks_like;
 	b_str_of(s, 19, ll);
-	b_int_of(s, 20, ll != NULL ? f_get(f_get(blk, "inferred"), "sampled") :
-	    NULL);
-	b_int_of(s, 21, ll != NULL ? f_get(f_get(blk, "inferred"), "matched") :
-	    NULL);
-	v = f_inferred(blk, "candidate_key");
+	b_int_of(s, 20, ll != NULL ? b.sampled : NULL);
+	b_int_of(s, 21, ll != NULL ? b.matched : NULL);
+	v = b.un_candidate_key ? NULL : b.candidate_key;
 	if (cJSON_IsBool(v)) {
 		ck_have = 1;
 		ck = cJSON_IsTrue(v);
-	} else if (v == NULL && !f_unmeasured(blk, "candidate_key", 1) &&
-	    cJSON_IsNumber(f_get(blk, "cardinality_ratio"))) {
+	} else if (v == NULL && !b.un_candidate_key &&
+	    cJSON_IsNumber(b.cardinality_ratio)) {
 		ck_have = 1;	/* omitted: implied False */
 		ck = 0;
 	}
 	b_int(s, 22, ck_have, ck);
-	v = f_inferred(blk, "candidate_key_exception");
+	v = b.candidate_key_exception;
 	b_json(s, 23, v != NULL && !cJSON_IsNull(v) ? v : NULL);
 	b_text(s, 24, red);
 	/* An annotation's own derived_from replaces the parsed one. */
 	if (c->part[0] == '\0') {
 		v = f_get(c->acol, "derived_from");
-		derived = f_derived(v != NULL ? v : f_get(blk, "derived_from"));
+		derived = f_derived(v != NULL ? v : b.derived_from);
 		note = ix_str(c->acol, "note");
 	} else
-		derived = f_derived(f_get(blk, "derived_from"));
+		derived = f_derived(b.derived_from);
 	if (derived != NULL)
 		sqlite3_bind_text(s, 25, derived, -1, free);
 	else
 		sqlite3_bind_null(s, 25);
 	b_text(s, 26, note);
-	b_int_of(s, 27, c->part[0] != '\0' ? f_get(blk, "occurrences") : NULL);
-	b_int_of(s, 28, f_get(blk, "rows_scanned"));
+	b_int_of(s, 27, c->part[0] != '\0' ? b.occurrences : NULL);
+	b_int_of(s, 28, b.rows_scanned);
 	sqlite3_bind_null(s, 29);	/* block: read it from files.doc */
 	if (w_step(w, W_INS_COLUMN) == -1) {
 		free(label);

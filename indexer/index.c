@@ -42,12 +42,24 @@ enum {
 	O_CHANGED		/* content or presence changed */
 };
 
+/* The file of table kind k of table t. */
+#define TF(t, k)	((t)->f[(k) - IX_FIRST_TABLE_KIND])
+
 /* A files row of the previous run. */
 struct ox_old {
 	int64_t	 dev, ino, size, mtime;
 	int	 have_id;
-	char	*hash;
-	char	*status;
+	char	 hash[33];	/* "" when none */
+	char	 status[16];	/* the longest is "outside_root" */
+};
+
+/* Chunks holding the previous run's rows and paths: one allocation per
+ * OX_CHUNK bytes rather than three per file. */
+#define OX_CHUNK	(256 * 1024)
+struct ox_chunk {
+	struct ox_chunk	*next;
+	size_t		 used;
+	char		 data[OX_CHUNK];
 };
 
 struct ox_file {
@@ -79,13 +91,15 @@ struct ox_table {
 	char		*dir;		/* as written, normalised when possible */
 	char		*files[IX_NKINDS];	/* declared names, table kinds */
 	cJSON		*entry;		/* borrowed from the manifest doc */
-	struct ox_file	 f[IX_NKINDS];
+	struct ox_file	 f[IX_NKINDS - IX_FIRST_TABLE_KIND];	/* TF() */
 	int		 nfiles;
 	int		 isnew;		/* not in the index before */
 	int		 sigchanged;	/* dir, followability or artifacts */
 	int		 rebuild;
 	int		 touched;	/* some identity changed */
 	int		 done;		/* prepared (jobs) */
+	int		 fromdb;	/* loaded from the index: old_* hold */
+	int		 old_followable;
 };
 
 struct ox_run {
@@ -95,7 +109,8 @@ struct ox_run {
 	int		 full;
 	struct ix_map	*filter;	/* table fqns to consider, or NULL */
 	struct ix_safety safe;
-	struct ix_map	 old;		/* path -> struct ox_old * */
+	struct ix_map	 old;		/* path -> struct ox_old * (borrowed) */
+	struct ox_chunk	*chunks;	/* holds old's keys and values */
 	struct ix_map	 oldtab;	/* fqn -> struct ox_table * */
 	struct ox_file	 cf[IX_FIRST_TABLE_KIND];	/* connection files */
 	int		 manifest_parsed;
@@ -335,21 +350,38 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Loading what the index held                                          */
 
-static void
-ox_old_free(struct ix_map *m)
+/* n bytes (aligned) from the run's chunks; NULL on OOM. */
+static void *
+ox_alloc(struct ox_run *r, size_t n)
 {
-	struct ox_old *o;
-	size_t i;
+	struct ox_chunk *c = r->chunks;
+	void *p;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] == NULL)
-			continue;
-		o = m->vals[i];
-		free(o->hash);
-		free(o->status);
-		free(o);
+	n = (n + 15) & ~(size_t)15;
+	if (n > OX_CHUNK)
+		return NULL;
+	if (c == NULL || c->used + n > OX_CHUNK) {
+		if ((c = malloc(sizeof(*c))) == NULL)
+			return NULL;
+		c->next = r->chunks;
+		c->used = 0;
+		r->chunks = c;
 	}
-	ix_map_free(m);
+	p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void
+ox_chunks_free(struct ox_run *r)
+{
+	struct ox_chunk *c, *next;
+
+	for (c = r->chunks; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	r->chunks = NULL;
 }
 
 static int
@@ -357,28 +389,34 @@ ox_load_old(struct ox_run *r)
 {
 	sqlite3_stmt *s;
 	struct ox_old *o;
-	int rc;
+	const unsigned char *t;
+	char *key;
+	int rc, n;
 
+	r->old.borrowed = 1;
 	if (ox_prep(r->db, "SELECT path, dev, ino, size, mtime_ns, hash, "
 	    "status FROM files INDEXED BY files_identity", &s, r->d) == -1)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((o = calloc(1, sizeof(*o))) == NULL)
+		n = sqlite3_column_bytes(s, 0);
+		o = ox_alloc(r, sizeof(*o));
+		key = ox_alloc(r, (size_t)n + 1);
+		if (o == NULL || key == NULL)
 			break;
+		memcpy(key, sqlite3_column_text(s, 0), (size_t)n + 1);
 		o->have_id = sqlite3_column_type(s, 1) != SQLITE_NULL;
 		o->dev = sqlite3_column_int64(s, 1);
 		o->ino = sqlite3_column_int64(s, 2);
 		o->size = sqlite3_column_int64(s, 3);
 		o->mtime = sqlite3_column_int64(s, 4);
-		o->hash = ox_col(s, 5);
-		o->status = ox_col(s, 6);
-		if (o->status == NULL || ix_map_put(&r->old,
-		    (const char *)sqlite3_column_text(s, 0), o) == -1) {
-			free(o->hash);
-			free(o->status);
-			free(o);
+		t = sqlite3_column_text(s, 5);
+		snprintf(o->hash, sizeof(o->hash), "%s", t ? (const char *)t :
+		    "");
+		t = sqlite3_column_text(s, 6);
+		snprintf(o->status, sizeof(o->status), "%s", t ?
+		    (const char *)t : "");
+		if (ix_map_put(&r->old, key, o) == -1)
 			break;
-		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -394,14 +432,15 @@ ox_table_free(struct ox_table *t)
 
 	free(t->fqn);
 	free(t->dir);
-	for (k = 0; k < IX_NKINDS; k++) {
+	for (k = 0; k < IX_NKINDS; k++)
 		free(t->files[k]);
-		free(t->f[k].rel);
-		free(t->f[k].file);
-		free(t->f[k].buf);
-		cJSON_Delete(t->f[k].doc);
-		free(t->f[k].docjson);
-		free(t->f[k].error);
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		free(TF(t, k).rel);
+		free(TF(t, k).file);
+		free(TF(t, k).buf);
+		cJSON_Delete(TF(t, k).doc);
+		free(TF(t, k).docjson);
+		free(TF(t, k).error);
 	}
 	memset(t, 0, sizeof(*t));
 }
@@ -420,14 +459,15 @@ ox_oldtab_free(struct ix_map *m)
 	ix_map_free(m);
 }
 
-/* The tables and artifacts rows, as struct ox_table (files[] only), into
- * r->oldtab; with into_plan, also as this run's plan in ord order. */
+/* The plan when the manifest did not change: the tables and artifacts
+ * rows, in ord order, straight into r->tabs. */
 static int
-ox_load_tables(struct ox_run *r, int into_plan)
+ox_load_plan(struct ox_run *r)
 {
 	sqlite3_stmt *s = NULL;
 	struct ox_table *t;
-	size_t n = 0, i;
+	const char *fqn;
+	size_t n = 0, i = 0;
 	int rc, k;
 
 	if (ox_prep(r->db, "SELECT count(*) FROM tables", &s, r->d) == -1)
@@ -435,11 +475,58 @@ ox_load_tables(struct ox_run *r, int into_plan)
 	if (sqlite3_step(s) == SQLITE_ROW)
 		n = (size_t)sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	if (into_plan && n > 0 && (r->tabs = calloc(n, sizeof(*r->tabs))) ==
-	    NULL)
+	if (n == 0)
+		return 0;
+	if ((r->tabs = calloc(n, sizeof(*r->tabs))) == NULL)
 		return dbp_fail(r->d, "out of memory");
 	if (ox_prep(r->db, "SELECT fqn, ord, walkable, followable, dir FROM "
 	    "tables ORDER BY ord", &s, r->d) == -1)
+		return -1;
+	while (r->ntabs < n && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		t = &r->tabs[r->ntabs++];
+		t->fromdb = 1;
+		t->fqn = ox_col(s, 0);
+		t->ord = sqlite3_column_int(s, 1);
+		t->walkable = sqlite3_column_int(s, 2);
+		t->old_followable = sqlite3_column_int(s, 3);
+		t->dir = ox_col(s, 4);
+		if (t->fqn == NULL) {
+			sqlite3_finalize(s);
+			return dbp_fail(r->d, "out of memory");
+		}
+	}
+	sqlite3_finalize(s);
+	if (ox_prep(r->db, "SELECT a.table_fqn, a.kind, a.file FROM artifacts "
+	    "a JOIN tables t ON t.fqn = a.table_fqn ORDER BY t.ord", &s, r->d) ==
+	    -1)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		fqn = (const char *)sqlite3_column_text(s, 0);
+		while (i < r->ntabs && strcmp(r->tabs[i].fqn, fqn) != 0)
+			i++;
+		if (i == r->ntabs)
+			break;
+		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
+		if (k < 0 || r->tabs[i].files[k] != NULL)
+			continue;
+		if ((r->tabs[i].files[k] = ox_col(s, 2)) == NULL)
+			break;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* The tables and artifacts rows, as struct ox_table (files[] only), into
+ * r->oldtab, to compare a changed manifest against. */
+static int
+ox_load_tables(struct ox_run *r)
+{
+	sqlite3_stmt *s = NULL;
+	struct ox_table *t;
+	int rc, k;
+
+	if (ox_prep(r->db, "SELECT fqn, ord, walkable, followable, dir FROM "
+	    "tables", &s, r->d) == -1)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if ((t = calloc(1, sizeof(*t))) == NULL)
@@ -470,24 +557,6 @@ ox_load_tables(struct ox_run *r, int into_plan)
 		t->files[k] = ox_col(s, 2);
 	}
 	sqlite3_finalize(s);
-	if (!into_plan)
-		return 0;
-	/* The plan: copies in ord order. */
-	for (i = 0; i < r->oldtab.cap; i++) {
-		if (r->oldtab.keys[i] == NULL)
-			continue;
-		t = r->oldtab.vals[i];
-		if (r->ntabs >= n)
-			break;
-		r->tabs[r->ntabs].fqn = strdup(t->fqn);
-		r->tabs[r->ntabs].ord = t->ord;
-		r->tabs[r->ntabs].walkable = t->walkable;
-		r->tabs[r->ntabs].dir = t->dir ? strdup(t->dir) : NULL;
-		for (k = 0; k < IX_NKINDS; k++)
-			r->tabs[r->ntabs].files[k] = t->files[k] ?
-			    strdup(t->files[k]) : NULL;
-		r->ntabs++;
-	}
 	return 0;
 }
 
@@ -495,12 +564,10 @@ ox_load_tables(struct ox_run *r, int into_plan)
 /* Looking at and reading files                                         */
 
 static int
-ox_same_id(const struct ox_old *o, const struct stat *st)
+ox_same_id(const struct ox_old *o, const struct ix_id *id)
 {
-	return o != NULL && o->have_id && o->dev == (int64_t)st->st_dev &&
-	    o->ino == (int64_t)st->st_ino && o->size == (int64_t)st->st_size &&
-	    o->mtime == (int64_t)st->st_mtim.tv_sec * 1000000000 +
-	    st->st_mtim.tv_nsec;
+	return o != NULL && o->have_id && o->dev == id->dev &&
+	    o->ino == id->ino && o->size == id->size && o->mtime == id->mtime;
 }
 
 /* Decide a file's outcome from its look and the previous run. */
@@ -517,12 +584,12 @@ ox_classify(struct ox_run *r, struct ox_file *f)
 		ix_look(&r->safe, f->rel, &f->look);
 	switch (f->look.state) {
 	case IX_LOOK_FILE:
-		if (!r->full && ox_same_id(f->old, &f->look.st) &&
+		if (!r->full && ox_same_id(f->old, &f->look.id) &&
 		    strcmp(was, "absent") != 0 &&
 		    strcmp(was, "outside_root") != 0 &&
 		    strcmp(was, "unreadable") != 0)
 			f->outcome = O_UNCHANGED;
-		else if (f->look.st.st_size > DBP_MAX_FILE_BYTES)
+		else if (f->look.id.size > DBP_MAX_FILE_BYTES)
 			f->outcome = O_CHANGED;
 		else
 			f->outcome = O_NEEDREAD;
@@ -566,7 +633,7 @@ ox_read(struct ox_run *r, struct ox_file *f)
 		f->examined = 1;
 		return -1;
 	}
-	f->look.st = st;	/* the identity of what was read */
+	ix_id_of(&st, &f->look.id);	/* the identity of what was read */
 	dbp_hash_hex(f->buf, f->len, f->hash);
 	f->have_hash = 1;
 	return 0;
@@ -669,10 +736,10 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 		    strerror(f->look.err));
 		return;
 	}
-	if (f->look.st.st_size > DBP_MAX_FILE_BYTES) {
+	if (f->look.id.size > DBP_MAX_FILE_BYTES) {
 		f->status = "too_large";
 		f->error = ox_msg("%s: the file is %lld bytes, over the %ld-byte "
-		    "limit; not read", abs, (long long)f->look.st.st_size,
+		    "limit; not read", abs, (long long)f->look.id.size,
 		    (long)DBP_MAX_FILE_BYTES);
 		return;
 	}
@@ -724,7 +791,8 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	int k, esc, dirstate = IX_SAFE_IN, outside = 0;
 	size_t n;
 
-	o = ix_map_get(&r->oldtab, t->fqn);
+	/* Loaded from the index, the table is its own previous state. */
+	o = t->fromdb ? t : ix_map_get(&r->oldtab, t->fqn);
 	t->isnew = o == NULL;
 	if (!t->walkable) {
 		t->followable = 0;
@@ -748,7 +816,7 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
 		if (t->files[k] == NULL)
 			continue;
-		f = &t->f[k];
+		f = &TF(t, k);
 		f->kind = k;
 		f->declared = 1;
 		f->file = strdup(t->files[k]);
@@ -792,12 +860,14 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	t->followable = !outside;
 	if (outside)
 		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
-			if (t->f[k].rel != NULL && !t->f[k].outside) {
-				t->f[k].outside = 1;
-				ox_classify(r, &t->f[k]);
+			if (TF(t, k).rel != NULL && !TF(t, k).outside) {
+				TF(t, k).outside = 1;
+				ox_classify(r, &TF(t, k));
 			}
 	if (o == NULL)
 		t->sigchanged = 1;
+	else if (t->fromdb)
+		t->sigchanged = t->old_followable != t->followable;
 	else {
 		t->sigchanged = o->followable != t->followable ||
 		    o->walkable != t->walkable ||
@@ -811,11 +881,11 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	}
 	t->rebuild = r->full || t->sigchanged;
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
-		if (t->f[k].rel == NULL)
+		if (TF(t, k).rel == NULL)
 			continue;
-		if (t->f[k].outcome == O_CHANGED)
+		if (TF(t, k).outcome == O_CHANGED)
 			t->rebuild = 1;
-		if (t->f[k].outcome != O_UNCHANGED)
+		if (TF(t, k).outcome != O_UNCHANGED)
 			t->touched = 1;
 	}
 	return 0;
@@ -880,13 +950,13 @@ ox_prepare(struct ox_run *r, struct ox_table *t)
 	int k, changed = 0;
 
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
-		f = &t->f[k];
+		f = &TF(t, k);
 		if (f->rel == NULL || f->outcome != O_NEEDREAD)
 			continue;
 		if (ox_read(r, f) == -1) {
 			f->outcome = O_CHANGED;
 			changed = 1;
-		} else if (f->old != NULL && f->old->hash != NULL &&
+		} else if (f->old != NULL &&
 		    strcmp(f->old->hash, f->hash) == 0 &&
 		    strcmp(f->old->status, "absent") != 0) {
 			f->outcome = O_REHASHED;
@@ -902,10 +972,10 @@ ox_prepare(struct ox_run *r, struct ox_table *t)
 	if (!t->rebuild || !t->followable)
 		return;
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
-		if (t->f[k].rel != NULL) {
-			t->f[k].have_hash = t->f[k].have_hash &&
-			    t->f[k].buf != NULL;
-			ox_examine(r, &t->f[k]);
+		if (TF(t, k).rel != NULL) {
+			TF(t, k).have_hash = TF(t, k).have_hash &&
+			    TF(t, k).buf != NULL;
+			ox_examine(r, &TF(t, k));
 		}
 }
 
@@ -997,13 +1067,12 @@ ox_w_open(struct ox_run *r, struct ox_w *w)
 static void
 ox_bind_id(sqlite3_stmt *s, int first, const struct ox_file *f)
 {
-	const struct stat *st = &f->look.st;
+	const struct ix_id *id = &f->look.id;
 
-	sqlite3_bind_int64(s, first, (sqlite3_int64)st->st_dev);
-	sqlite3_bind_int64(s, first + 1, (sqlite3_int64)st->st_ino);
-	sqlite3_bind_int64(s, first + 2, (sqlite3_int64)st->st_size);
-	sqlite3_bind_int64(s, first + 3, (sqlite3_int64)st->st_mtim.tv_sec *
-	    1000000000 + st->st_mtim.tv_nsec);
+	sqlite3_bind_int64(s, first, id->dev);
+	sqlite3_bind_int64(s, first + 1, id->ino);
+	sqlite3_bind_int64(s, first + 2, id->size);
+	sqlite3_bind_int64(s, first + 3, id->mtime);
 }
 
 /* Write a file's whole row (after ox_examine). */
@@ -1114,8 +1183,8 @@ ox_put_artifacts(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 		sqlite3_bind_text(s, 1, t->fqn, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, ix_kinds[k].name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 3, t->files[k], -1, SQLITE_STATIC);
-		if (!t->f[k].outside && t->f[k].rel != NULL)
-			sqlite3_bind_text(s, 4, t->f[k].rel, -1, SQLITE_STATIC);
+		if (!TF(t, k).outside && TF(t, k).rel != NULL)
+			sqlite3_bind_text(s, 4, TF(t, k).rel, -1, SQLITE_STATIC);
 		if (ox_done(r->db, s, r->d) == -1)
 			return -1;
 	}
@@ -1127,7 +1196,7 @@ ox_kstatus(const struct ox_table *t, int k)
 {
 	if (t->files[k] == NULL)
 		return "undeclared";
-	return t->f[k].status != NULL ? t->f[k].status : "unreadable";
+	return TF(t, k).status != NULL ? TF(t, k).status : "unreadable";
 }
 
 /* Write one table after its preparation. */
@@ -1139,12 +1208,12 @@ ox_write_table(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 	int k;
 
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
-		if (t->f[k].rel != NULL)
-			ox_count(r, &t->f[k]);
+		if (TF(t, k).rel != NULL)
+			ox_count(r, &TF(t, k));
 	if (!t->rebuild) {
 		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
-			if (t->f[k].outcome == O_REHASHED &&
-			    ox_put_id(r, w, &t->f[k]) == -1)
+			if (TF(t, k).outcome == O_REHASHED &&
+			    ox_put_id(r, w, &TF(t, k)) == -1)
 				return -1;
 		if (t->touched)
 			r->changed = 1;
@@ -1172,20 +1241,20 @@ ox_write_table(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 			return -1;
 	}
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
-		if (t->f[k].rel == NULL)
+		if (TF(t, k).rel == NULL)
 			continue;
-		ox_examine(r, &t->f[k]);
-		if (ox_put_file(r, w, &t->f[k], t->fqn) == -1)
+		ox_examine(r, &TF(t, k));
+		if (ox_put_file(r, w, &TF(t, k), t->fqn) == -1)
 			return -1;
 	}
 	if (!t->walkable)
 		return 0;
 	memset(&td, 0, sizeof(td));
 	td.fqn = t->fqn;
-	td.stats = t->f[IX_STATS].doc;
-	td.sannot = t->f[IX_STATS_ANNOT].doc;
-	td.rels = t->f[IX_RELS].doc;
-	td.rannot = t->f[IX_RELS_ANNOT].doc;
+	td.stats = TF(t, IX_STATS).doc;
+	td.sannot = TF(t, IX_STATS_ANNOT).doc;
+	td.rels = TF(t, IX_RELS).doc;
+	td.rannot = TF(t, IX_RELS_ANNOT).doc;
 	td.stats_status = ox_kstatus(t, IX_STATS);
 	td.annot_status = ox_kstatus(t, IX_STATS_ANNOT);
 	if (ix_writer_table(w->rows, &td, &ncols, r->d) == -1)
@@ -1200,12 +1269,12 @@ ox_release_job(struct ox_table *t)
 	int k;
 
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
-		free(t->f[k].buf);
-		t->f[k].buf = NULL;
-		cJSON_Delete(t->f[k].doc);
-		t->f[k].doc = NULL;
-		free(t->f[k].docjson);
-		t->f[k].docjson = NULL;
+		free(TF(t, k).buf);
+		TF(t, k).buf = NULL;
+		cJSON_Delete(TF(t, k).doc);
+		TF(t, k).doc = NULL;
+		free(TF(t, k).docjson);
+		TF(t, k).docjson = NULL;
 	}
 }
 
@@ -1290,7 +1359,7 @@ ox_conn_files(struct ox_run *r)
 		if (f->outcome == O_NEEDREAD) {
 			if (ox_read(r, f) == -1)
 				f->outcome = O_CHANGED;
-			else if (f->old != NULL && f->old->hash != NULL &&
+			else if (f->old != NULL &&
 			    strcmp(f->old->hash, f->hash) == 0 &&
 			    strcmp(f->old->status, "absent") != 0) {
 				f->outcome = O_REHASHED;
@@ -1562,7 +1631,8 @@ ox_run_free(struct ox_run *r)
 		free(r->cf[k].docjson);
 		free(r->cf[k].error);
 	}
-	ox_old_free(&r->old);
+	ix_map_free(&r->old);
+	ox_chunks_free(r);
 	ox_oldtab_free(&r->oldtab);
 	ix_safety_free(&r->safe);
 }
@@ -1635,12 +1705,12 @@ ox_update(sqlite3 *db, const char *connection, const char *print_root,
 	if (mf->outcome == O_CHANGED) {
 		r.manifest_parsed = 1;
 		ox_examine(&r, mf);
-		if (ox_load_tables(&r, 0) == -1)
+		if (ox_load_tables(&r) == -1)
 			goto out;
 		if (mf->doc != NULL && ox_plan_from_manifest(&r, mf->doc) == -1)
 			goto out;
 		filter = NULL;
-	} else if (ox_load_tables(&r, 1) == -1)
+	} else if (ox_load_plan(&r) == -1)
 		goto out;
 	r.filter = filter;
 	ox_annot_declared(&r);

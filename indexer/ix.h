@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "dbprint.h"
 
 /* ------------------------------------------------------------------ */
@@ -58,6 +60,8 @@ struct ix_map {
 	void	**vals;
 	size_t	  cap;		/* power of two, or 0 */
 	size_t	  n;
+	int	  borrowed;	/* set before use: keys are the caller's,
+				 * neither copied nor freed */
 };
 /* Look up key; NULL when absent. */
 void	*ix_map_get(const struct ix_map *m, const char *key);
@@ -93,6 +97,7 @@ int	 ix_table_kind(const char *name);
  * directory once. */
 struct ix_safety {
 	char		*root;		/* the print root as given */
+	int		 rootfd;	/* open on it, or -1: lookups start here */
 	char		*real;		/* realpath of the root, or NULL */
 	struct ix_map	 dirs;		/* rel dir -> IX_SAFE_* (as pointer) */
 };
@@ -105,11 +110,18 @@ void	 ix_safety_free(struct ix_safety *s);
 /* Check the normalised relative directory rel ("" = root): IX_SAFE_*. */
 int	 ix_safety_dir(struct ix_safety *s, const char *rel);
 
+/* A file's identity: what a run compares to decide it is unchanged. */
+struct ix_id {
+	int64_t		 dev, ino, size;
+	int64_t		 mtime;		/* st_mtim in nanoseconds */
+};
+void	 ix_id_of(const struct stat *st, struct ix_id *id);
+
 /* Result of looking at one file on disk. */
 struct ix_look {
 	int		 state;		/* IX_LOOK_* */
-	struct stat	 st;		/* of the target, when IX_LOOK_FILE */
 	int		 err;		/* errno for IX_LOOK_ERROR */
+	struct ix_id	 id;		/* of the target, when IX_LOOK_FILE */
 };
 #define IX_LOOK_FILE	1	/* a regular file inside the root */
 #define IX_LOOK_ABSENT	2

@@ -355,6 +355,7 @@ ix_map_grow(struct ix_map *m)
 
 	nm.cap = m->cap ? m->cap * 2 : 64;
 	nm.n = m->n;
+	nm.borrowed = m->borrowed;
 	nm.keys = calloc(nm.cap, sizeof(*nm.keys));
 	nm.vals = calloc(nm.cap, sizeof(*nm.vals));
 	if (nm.keys == NULL || nm.vals == NULL) {
@@ -384,7 +385,9 @@ ix_map_put(struct ix_map *m, const char *key, void *val)
 		return -1;
 	i = ix_map_slot(m, key);
 	if (m->keys[i] == NULL) {
-		if ((m->keys[i] = strdup(key)) == NULL)
+		if (m->borrowed)
+			m->keys[i] = (char *)(uintptr_t)key;
+		else if ((m->keys[i] = strdup(key)) == NULL)
 			return -1;
 		m->n++;
 	}
@@ -397,7 +400,7 @@ ix_map_free(struct ix_map *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->cap; i++)
+	for (i = 0; i < m->cap && !m->borrowed; i++)
 		free(m->keys[i]);
 	free(m->keys);
 	free(m->vals);

@@ -9,10 +9,12 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ix.h"
 
@@ -43,13 +45,26 @@ ix_table_kind(const char *name)
 	return -1;
 }
 
+void
+ix_id_of(const struct stat *st, struct ix_id *id)
+{
+	id->dev = (int64_t)st->st_dev;
+	id->ino = (int64_t)st->st_ino;
+	id->size = (int64_t)st->st_size;
+	id->mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 +
+	    st->st_mtim.tv_nsec;
+}
+
 int
 ix_safety_init(struct ix_safety *s, const char *root)
 {
 	memset(s, 0, sizeof(*s));
+	s->rootfd = -1;
 	if ((s->root = strdup(root)) == NULL)
 		return -1;
 	s->real = realpath(root, NULL);	/* NULL: the root does not exist */
+	/* Relative lookups from an open root walk fewer components. */
+	s->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return 0;
 }
 
@@ -58,6 +73,8 @@ ix_safety_free(struct ix_safety *s)
 {
 	free(s->root);
 	free(s->real);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
 	ix_map_free(&s->dirs);
 	memset(s, 0, sizeof(*s));
 }
@@ -122,7 +139,8 @@ ix_safety_dir(struct ix_safety *s, const char *rel)
 		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", s->root, rel) >=
 		    sizeof(abs))
 			state = IX_SAFE_OUT;
-		else if (lstat(abs, &st) == -1)
+		else if ((s->rootfd >= 0 ? fstatat(s->rootfd, rel, &st,
+		    AT_SYMLINK_NOFOLLOW) : lstat(abs, &st)) == -1)
 			state = IX_SAFE_MISSING;
 		else if (S_ISLNK(st.st_mode)) {
 			in = ix_link_inside(s, rel);
@@ -143,7 +161,8 @@ void
 ix_look(struct ix_safety *s, const char *rel, struct ix_look *out)
 {
 	char abs[DBP_MAX_PATH];
-	int in;
+	struct stat st;
+	int in, rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", s->root, rel) >=
@@ -152,13 +171,17 @@ ix_look(struct ix_safety *s, const char *rel, struct ix_look *out)
 		out->err = ENAMETOOLONG;
 		return;
 	}
-	if (lstat(abs, &out->st) == -1) {
+	if (s->rootfd >= 0)
+		rc = fstatat(s->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW);
+	else
+		rc = lstat(abs, &st);
+	if (rc == -1) {
 		out->state = errno == ENOENT || errno == ENOTDIR ?
 		    IX_LOOK_ABSENT : IX_LOOK_ERROR;
 		out->err = errno;
 		return;
 	}
-	if (S_ISLNK(out->st.st_mode)) {
+	if (S_ISLNK(st.st_mode)) {
 		in = ix_link_inside(s, rel);
 		if (in == -1) {
 			out->state = IX_LOOK_ABSENT;
@@ -168,15 +191,16 @@ ix_look(struct ix_safety *s, const char *rel, struct ix_look *out)
 			out->state = IX_LOOK_OUTSIDE;
 			return;
 		}
-		if (stat(abs, &out->st) == -1) {
+		if (stat(abs, &st) == -1) {
 			out->state = IX_LOOK_ABSENT;
 			return;
 		}
 	}
-	if (!S_ISREG(out->st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		out->state = IX_LOOK_ERROR;
 		out->err = EISDIR;
 		return;
 	}
+	ix_id_of(&st, &out->id);
 	out->state = IX_LOOK_FILE;
 }
