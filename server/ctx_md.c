@@ -1150,6 +1150,22 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 		    sp != NULL ? sp : s);
 		free(sp);
 	}
+	v = cJSON_GetObjectItemCaseSensitive(col, "freshness");
+	if ((s = md_str(v, "classification")) != NULL) {
+		md_term2(w, "freshness", s);
+		dbp_buf_addf(&cell, "%sfreshness: %s", cell.len ? "; " : "", s);
+		e = cJSON_GetObjectItemCaseSensitive(v, "max_age_days");
+		if (cJSON_IsNumber(e)) {
+			md_term(w, "label:newest");
+			dbp_buf_adds(&cell, ", newest value ");
+			md_num(&cell, e);
+			dbp_buf_adds(&cell, " days old");
+		}
+		if (x->scoped) {
+			md_term(w, "label:over_scanned");
+			dbp_buf_adds(&cell, " over the rows scanned");
+		}
+	}
 	md_range(w, col, &cell, "range", "range", "label:range");
 	v = cJSON_GetObjectItemCaseSensitive(col, "percentiles");
 	cJSON_ArrayForEach(e, v) {

@@ -141,6 +141,8 @@ static const struct term_def term_defs[] = {
 	{ "label:top5", "top 5", "the five most frequent values of a "
 	    "list that is not the whole domain, with their shares", "values",
 	    NULL },
+	{ "label:newest", "newest value", "days between the newest value and "
+	    "profiled_at", "freshness.max_age_days", NULL },
 	{ "label:range", "range", "smallest and largest value", "range.min "
 	    "/ range.max", NULL },
 	{ "label:mean", "mean", "average of the values", "mean", NULL },
@@ -196,6 +198,11 @@ static const struct term_def term_defs[] = {
 	    "many rare ones", NULL, NULL },
 	{ "distribution:skewed", NULL, "some values much more frequent than "
 	    "others", NULL, NULL },
+
+	{ "freshness:live", NULL, "the newest value is recent", NULL, NULL },
+	{ "freshness:stale", NULL, "the newest value is older than expected",
+	    NULL, NULL },
+	{ "freshness:dormant", NULL, "no recent value at all", NULL, NULL },
 
 	{ "detection:declared", NULL, "a constraint in the catalog", NULL,
 	    NULL },

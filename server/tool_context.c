@@ -14,6 +14,7 @@
  * rest renders.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +71,15 @@ tc_release(struct ctx *x)
 
 /* The manifest must be readable for any table to be known (spec 8.2);
  * its adapter is cached per manifest version, since extracting it from a
- * 10,000-table manifest costs more than the rest of the call. */
+ * 10,000-table manifest costs more than the rest of the call.  The cache
+ * is shared by the HTTP transport's worker threads, hence the lock. */
 static int
 tc_manifest(struct ctx *x)
 {
 	static char cached_hash[33];
 	static sqlite3 *cached_db;
 	static char *cached_adapter;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	sqlite3_stmt *st = NULL;
 	char *status = NULL, *error = NULL, *hash = NULL;
 	int rc = -1, row;
@@ -104,25 +107,32 @@ tc_manifest(struct ctx *x)
 		    "manifest.yaml could not be read");
 		goto done;
 	}
+	pthread_mutex_lock(&mu);
 	if (hash != NULL && cached_db == x->db &&
 	    strcmp(cached_hash, hash) == 0) {
+		rc = 0;
 		if (cached_adapter != NULL &&
 		    (x->adapter = strdup(cached_adapter)) == NULL)
+			rc = -1;
+		pthread_mutex_unlock(&mu);
+		if (rc == -1)
 			goto oom;
-		rc = 0;
 		goto done;
 	}
+	pthread_mutex_unlock(&mu);
 	if (sqlite3_prepare_v2(x->db, "SELECT json_extract(doc, '$.adapter') "
 	    "FROM files WHERE path = 'manifest.yaml'", -1, &st, NULL) ==
 	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) == SQLITE_TEXT)
 		x->adapter = tc_col(st, 0);
 	sqlite3_finalize(st);
+	pthread_mutex_lock(&mu);
 	free(cached_adapter);
 	cached_adapter = x->adapter != NULL ? strdup(x->adapter) : NULL;
 	cached_db = x->db;
 	snprintf(cached_hash, sizeof(cached_hash), "%s",
 	    hash != NULL ? hash : "");
+	pthread_mutex_unlock(&mu);
 	rc = 0;
 	goto done;
 oom:
