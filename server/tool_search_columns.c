@@ -691,7 +691,8 @@ tool_search_columns(struct call *c)
 	const cJSON *a;
 	cJSON *items = NULL, *head = NULL, *arr;
 	size_t pos, i;
-	int r = -1, none = 0;
+	int r = -1, none = 0, rc;
+	char *mst = NULL, *merr = NULL;
 
 	memset(&s, 0, sizeof(s));
 	s.c = c;
@@ -713,6 +714,17 @@ tool_search_columns(struct call *c)
 		return call_fail(c, "out of memory");
 	if (sc_pin(c) == -1 || call_position(c, &pos) == -1)
 		goto out;
+	/* an absent manifest matches nothing; an unreadable one fails */
+	if ((rc = ans_file_state(c->conn, "manifest.yaml", &mst, &merr)) ==
+	    -1) {
+		sc_dberr(&s);
+		goto out;
+	}
+	if (rc == 0 && strcmp(mst, "ok") != 0 && strcmp(mst, "absent") != 0) {
+		call_fail(c, "%s", merr != NULL ? merr :
+		    "manifest.yaml could not be read");
+		goto out;
+	}
 	if ((items = cJSON_CreateArray()) == NULL ||
 	    (head = cJSON_CreateObject()) == NULL) {
 		call_fail(c, "out of memory");
@@ -760,6 +772,8 @@ out:
 	free(s.vn);
 	sqlite3_finalize(s.vnst);
 	free(s.needle);
+	free(mst);
+	free(merr);
 	cJSON_Delete(items);
 	cJSON_Delete(head);
 	return r;

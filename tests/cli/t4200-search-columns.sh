@@ -191,3 +191,17 @@ check_contains "cursor after a statistics file changed: print changed" \
     "the print changed on disk since this cursor was issued, so search_columns cannot resume where it left off." "$out"
 call4 search_columns '{"pattern":"extra"}'
 check_eq "the changed file is read without a restart" '[["s.t399","extra"]]' "$(trip)"
+
+# an absent manifest matches nothing; a corrupt one is its parse error
+P=$R
+mv "$R/prints/other/manifest.yaml" "$T/manifest.other"
+call4 other search_columns '{"pattern":"*"}'
+check_eq "absent manifest: no matches" '{"matches":[],"total":0}' "$(jqo .)"
+printf 'tables: [unclosed\n' >"$R/prints/other/manifest.yaml"
+call4 other search_columns '{"pattern":"*"}'
+check_eq "corrupt manifest: exit 1" 1 "$rc"
+check_contains "corrupt manifest: YAML parse error" \
+    "$R/prints/other/manifest.yaml: YAML parse error:" "$out"
+mv "$T/manifest.other" "$R/prints/other/manifest.yaml"
+call4 other search_columns '{"pattern":"label"}'
+check_eq "restored manifest: matches again" 10 "$(jqo .total)"
