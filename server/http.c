@@ -429,8 +429,37 @@ http_guard(struct MHD_Connection *c, int *done)
 /* ------------------------------------------------------------------ */
 /* Streamable HTTP: POST /mcp                                           */
 
-/* Decode a header value that may be "=?base64?...?=" into a malloc'd
- * string (NULL when it does not decode). */
+/* A header value without the optional whitespace around it (RFC 9110
+ * 5.5), malloc'd; NULL on OOM. */
+static char *
+http_trim(const char *v)
+{
+	size_t n;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	n = strlen(v);
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	return strndup(v, n);
+}
+
+/* 1 when header value h, whitespace-trimmed, is want. */
+static int
+http_header_eq(const char *h, const char *want)
+{
+	char *v;
+	int same;
+
+	if (h == NULL || (v = http_trim(h)) == NULL)
+		return 0;
+	same = strcmp(v, want) == 0;
+	free(v);
+	return same;
+}
+
+/* Decode a (trimmed) header value that may be "=?base64?...?=" into a
+ * malloc'd string (NULL when it does not decode). */
 static char *
 http_unb64(const char *v)
 {
@@ -474,12 +503,14 @@ http_unb64(const char *v)
 static int
 http_header_is(const char *h, const char *want)
 {
-	char *v;
+	char *t, *v;
 	int same;
 
-	if (h == NULL || want == NULL)
+	if (h == NULL || want == NULL || (t = http_trim(h)) == NULL)
 		return 0;
-	if ((v = http_unb64(h)) == NULL)
+	v = http_unb64(t);
+	free(t);
+	if (v == NULL)
 		return 0;
 	same = strcmp(v, want) == 0;
 	free(v);
@@ -497,8 +528,7 @@ http_modern_headers(struct MHD_Connection *c, const cJSON *id,
 	char m[160];
 
 	pv = http_header(c, "MCP-Protocol-Version");
-	if (!cJSON_IsString(mv) || pv == NULL ||
-	    strcmp(pv, mv->valuestring) != 0) {
+	if (!cJSON_IsString(mv) || !http_header_eq(pv, mv->valuestring)) {
 		*res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
 		    HTTP_HEADER_MISMATCH, "Header mismatch: the "
 		    "MCP-Protocol-Version header must equal params._meta's "
@@ -506,7 +536,7 @@ http_modern_headers(struct MHD_Connection *c, const cJSON *id,
 		return -1;
 	}
 	mh = http_header(c, "Mcp-Method");
-	if (mh == NULL || strcmp(mh, method) != 0) {
+	if (!http_header_eq(mh, method)) {
 		*res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
 		    HTTP_HEADER_MISMATCH, "Header mismatch: the Mcp-Method "
 		    "header must equal the body's method", NULL, NULL);
