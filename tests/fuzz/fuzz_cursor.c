@@ -21,8 +21,8 @@ static const char *const fc_args[] = {
 	"{\"table\":\"depot.sales.orders\",\"purpose\":\"query\"}",
 	"{\"detail\":true}",
 	"{\"pattern\":\"*\"}",
-	"{\"table\":\"depot.sales.orders\",\"column\":\"status\","
-	    "\"text\":\"open\"}",
+	("{\"table\":\"depot.sales.orders\",\"column\":\"status\","
+	    "\"text\":\"open\"}"),
 	"{}",
 	"{}",
 	"{\"document\":\"spec\"}",
