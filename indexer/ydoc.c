@@ -1761,7 +1761,13 @@ dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
 		dbp_fail(d, "out of memory");
 		return NULL;
 	}
-	/* As PyYAML's CParser for text: UTF-8, no guessing. */
+	/* As PyYAML's CParser for text: UTF-8, no guessing.  A leading
+	 * byte-order mark is skipped, as PyYAML's reader does; with the
+	 * encoding set, libyaml would read it as content. */
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
 	yaml_parser_set_input_string(&y.parser, (const unsigned char *)buf,
 	    len);
 	yaml_parser_set_encoding(&y.parser, YAML_UTF8_ENCODING);
