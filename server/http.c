@@ -102,13 +102,11 @@ static struct {
 	size_t			 nworkers;
 	pthread_mutex_t		 wmu;
 	pthread_cond_t		 wcv;
-	pthread_mutex_t		 ctx_mu;
 	atomic_int		 inflight;
 	atomic_int		 stopping;
 } g = {
 	.wmu = PTHREAD_MUTEX_INITIALIZER,
 	.wcv = PTHREAD_COND_INITIALIZER,
-	.ctx_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* The revisions a legacy session may name in MCP-Protocol-Version. */
@@ -237,22 +235,13 @@ http_worker_give(struct http_worker *w)
 	pthread_mutex_unlock(&g.wmu);
 }
 
-/*
- * rpc_handle() on a worker context.  get_table_context keeps a
- * process-wide cache of the manifest's adapter (tool_context.c) that is
- * not safe to use from two threads at once, so those calls take a lock.
- */
+/* rpc_handle() on a worker context. */
 static void
-http_rpc(struct rpc_session *rs, const char *msg, size_t len,
-    int exclusive, char **reply)
+http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
 {
 	struct http_worker *w = http_worker_take();
 
-	if (exclusive)
-		pthread_mutex_lock(&g.ctx_mu);
 	rpc_handle(&w->s, rs, msg, len, reply);
-	if (exclusive)
-		pthread_mutex_unlock(&g.ctx_mu);
 	http_worker_give(w);
 }
 
@@ -620,16 +609,6 @@ http_parse(struct MHD_Connection *c, const struct http_req *q,
 	return req;
 }
 
-/* 1 when the call must run under the get_table_context lock. */
-static int
-http_exclusive(const char *method, const cJSON *params)
-{
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "name");
-
-	return strcmp(method, "tools/call") == 0 && cJSON_IsString(n) &&
-	    strcmp(n->valuestring, "get_table_context") == 0;
-}
-
 /* HTTP status of a modern reply carrying JSON-RPC error code. */
 static unsigned int
 http_modern_status(int code)
@@ -734,8 +713,7 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 			goto done;
 		}
 		memset(&rs, 0, sizeof(rs));
-		http_rpc(&rs, q->body, q->len, http_exclusive(m, params),
-		    &reply);
+		http_rpc(&rs, q->body, q->len, &reply);
 		if (reply == NULL) {
 			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
 			    NULL, NULL, NULL, NULL);
@@ -750,7 +728,7 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 	/* Legacy: initialize opens a session; the rest need one. */
 	if (strcmp(m, "initialize") == 0 && id != NULL) {
 		memset(&rs, 0, sizeof(rs));
-		http_rpc(&rs, q->body, q->len, 0, &reply);
+		http_rpc(&rs, q->body, q->len, &reply);
 		if (reply == NULL || http_reply_code(reply, id) != 0) {
 			res = reply == NULL ? MHD_NO :
 			    http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
@@ -791,7 +769,7 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 		    NULL, NULL);
 		goto done;
 	}
-	http_rpc(&rs, q->body, q->len, http_exclusive(m, params), &reply);
+	http_rpc(&rs, q->body, q->len, &reply);
 	if (reply == NULL)
 		res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
 		    NULL, NULL);
@@ -858,7 +836,7 @@ http_post_messages(struct MHD_Connection *c, struct http_req *q)
 {
 	struct rpc_session rs;
 	const char *sid;
-	const cJSON *id, *method, *params;
+	const cJSON *id, *method;
 	char *reply = NULL, *ev;
 	enum MHD_Result res = MHD_YES;
 	cJSON *req;
@@ -879,11 +857,9 @@ http_post_messages(struct MHD_Connection *c, struct http_req *q)
 		return res;
 	id = cJSON_GetObjectItemCaseSensitive(req, "id");
 	method = cJSON_GetObjectItemCaseSensitive(req, "method");
-	params = cJSON_GetObjectItemCaseSensitive(req, "params");
 	init = cJSON_IsString(method) &&
 	    strcmp(method->valuestring, "initialize") == 0;
-	http_rpc(&rs, q->body, q->len, cJSON_IsString(method) &&
-	    http_exclusive(method->valuestring, params), &reply);
+	http_rpc(&rs, q->body, q->len, &reply);
 	if (init && reply != NULL && http_reply_code(reply, id) == 0)
 		hs_put(sid, &rs);
 	cJSON_Delete(req);
