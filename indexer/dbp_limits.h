@@ -68,6 +68,10 @@
  * they are written once at commit rather than spilled repeatedly. */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -262144"
 
+/* Longest JSON text of one parsed file (files.doc): every character of a
+ * 64 MiB file escaped as \uXXXX stays below it. */
+#define DBP_MAX_DOC_JSON	(16 * DBP_MAX_FILE_BYTES)
+
 /* A run shows a progress bar (terminal only) once it has taken this long. */
 #define DBP_PROGRESS_AFTER_MS	1000
 

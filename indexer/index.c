@@ -657,6 +657,18 @@ ox_msg(const char *fmt, ...)
 	return dbp_buf_take(&b);
 }
 
+/* Compact JSON of a document (what files.doc holds); malloc'd, NULL on
+ * OOM. */
+static char *
+ox_compact(const cJSON *doc)
+{
+	struct dbp_buf b;
+
+	dbp_buf_init(&b, DBP_MAX_DOC_JSON);
+	ix_json_compact(&b, doc);
+	return dbp_buf_take(&b);
+}
+
 /* Remove each column's (and part's) sketch from a statistics document. */
 static void
 ox_strip_sketch(cJSON *doc)
@@ -768,7 +780,7 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	}
 	if (f->kind == IX_STATS)
 		ox_strip_sketch(f->doc);
-	f->docjson = dbp_json_dump(f->doc, DBP_JSON_COMPACT);
+	f->docjson = ox_compact(f->doc);
 	if (strcmp(f->status, "ok") != 0) {
 		cJSON_Delete(f->doc);
 		f->doc = NULL;

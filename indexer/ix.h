@@ -54,6 +54,13 @@ size_t	 ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
  * (*escapes set to 1) or on OOM (*escapes 0). */
 char	*ix_relnorm(const char *p, int *escapes);
 
+/* Append Python's json.dumps(s, ensure_ascii=True) of UTF-8 text s to b
+ * (an invalid byte reads as U+FFFD, as json.c does); -1 when b failed. */
+int	 ix_json_str(struct dbp_buf *b, const char *s);
+/* Append v as dbp_json_dump(v, DBP_JSON_COMPACT) spells it, without its
+ * per-character overhead; -1 when b failed. */
+int	 ix_json_compact(struct dbp_buf *b, const cJSON *v);
+
 /* A string -> pointer hash map with string keys copied in. */
 struct ix_map {
 	char	**keys;

@@ -278,6 +278,129 @@ ix_fold(const char *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* Compact JSON, as dbp_json_dump(v, DBP_JSON_COMPACT) spells it        */
+
+int
+ix_json_str(struct dbp_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char u[12];
+	uint32_t c, lo, hi;
+	size_t k, n = strlen(s), run;
+
+	dbp_buf_addc(b, '"');
+	while (n > 0) {
+		/* Copy the longest run of plain printable ASCII at once. */
+		for (run = 0; run < n && p[run] >= 0x20 && p[run] < 0x7f &&
+		    p[run] != '"' && p[run] != '\\'; run++)
+			;
+		if (run > 0) {
+			dbp_buf_add(b, p, run);
+			p += run;
+			n -= run;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			dbp_buf_add(b, "\\\"", 2);
+			p++, n--;
+			continue;
+		case '\\':
+			dbp_buf_add(b, "\\\\", 2);
+			p++, n--;
+			continue;
+		case '\n':
+			dbp_buf_add(b, "\\n", 2);
+			p++, n--;
+			continue;
+		case '\r':
+			dbp_buf_add(b, "\\r", 2);
+			p++, n--;
+			continue;
+		case '\t':
+			dbp_buf_add(b, "\\t", 2);
+			p++, n--;
+			continue;
+		case '\b':
+			dbp_buf_add(b, "\\b", 2);
+			p++, n--;
+			continue;
+		case '\f':
+			dbp_buf_add(b, "\\f", 2);
+			p++, n--;
+			continue;
+		default:
+			break;
+		}
+		k = ix_utf8_decode(p, n, &c);
+		if (k == 0) {
+			c = 0xfffd;
+			k = 1;
+		}
+		p += k;
+		n -= k;
+		if (c >= 0x10000) {
+			hi = 0xd800 | ((c - 0x10000) >> 10);
+			lo = 0xdc00 | ((c - 0x10000) & 0x3ff);
+		} else {
+			hi = c;
+			lo = 0;
+		}
+		u[0] = '\\';
+		u[1] = 'u';
+		u[2] = hex[(hi >> 12) & 0xf];
+		u[3] = hex[(hi >> 8) & 0xf];
+		u[4] = hex[(hi >> 4) & 0xf];
+		u[5] = hex[hi & 0xf];
+		if (lo != 0) {
+			u[6] = '\\';
+			u[7] = 'u';
+			u[8] = hex[(lo >> 12) & 0xf];
+			u[9] = hex[(lo >> 8) & 0xf];
+			u[10] = hex[(lo >> 4) & 0xf];
+			u[11] = hex[lo & 0xf];
+		}
+		dbp_buf_add(b, u, lo != 0 ? 12 : 6);
+	}
+	return dbp_buf_addc(b, '"');
+}
+
+int
+ix_json_compact(struct dbp_buf *b, const cJSON *v)
+{
+	const cJSON *c;
+	int obj;
+
+	if (cJSON_IsString(v))
+		return ix_json_str(b, v->valuestring != NULL ? v->valuestring :
+		    "");
+	if (cJSON_IsNumber(v))
+		return dbp_buf_adds(b, dbp_num_text(v));
+	if (cJSON_IsTrue(v))
+		return dbp_buf_add(b, "true", 4);
+	if (cJSON_IsFalse(v))
+		return dbp_buf_add(b, "false", 5);
+	if (cJSON_IsRaw(v))
+		return dbp_buf_adds(b, v->valuestring != NULL ? v->valuestring :
+		    "null");
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return dbp_buf_add(b, "null", 4);
+	obj = cJSON_IsObject(v);
+	dbp_buf_addc(b, obj ? '{' : '[');
+	for (c = v->child; c != NULL; c = c->next) {
+		if (obj) {
+			ix_json_str(b, c->string != NULL ? c->string : "");
+			dbp_buf_addc(b, ':');
+		}
+		ix_json_compact(b, c);
+		if (c->next != NULL)
+			dbp_buf_addc(b, ',');
+	}
+	return dbp_buf_addc(b, obj ? '}' : ']');
+}
+
+/* ------------------------------------------------------------------ */
 /* Paths                                                                */
 
 char *

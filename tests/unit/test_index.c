@@ -504,6 +504,33 @@ test_value_json(void **state)
 	}
 }
 
+/* ix_json_compact spells a whole document as dbp_json_dump does. */
+static void
+test_compact_json(void **state)
+{
+	struct dbp_diag d;
+	struct dbp_buf b;
+	const char *docs[] = { stats1, sannot1, rels1, manifest,
+	    "a: [1, 1.0, 1e-05, .inf, -.inf, .nan, true, null, '', {}, []]\n"
+	    "\"k\\u00e9y\\n\": \"v\\t\\u2028\\U0001F600\"\n" };
+	cJSON *v;
+	char *want;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		v = dbp_ydoc_parse(docs[i], strlen(docs[i]), &d);
+		assert_non_null(v);
+		want = dbp_json_dump(v, DBP_JSON_COMPACT);
+		dbp_buf_init(&b, 1 << 24);
+		assert_int_equal(ix_json_compact(&b, v), 0);
+		assert_string_equal(b.ptr, want);
+		dbp_buf_release(&b);
+		free(want);
+		cJSON_Delete(v);
+	}
+}
+
 static void
 test_trigrams(void **state)
 {
@@ -1083,6 +1110,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_value_json, setup,
 		    teardown),
+		cmocka_unit_test(test_compact_json),
 		cmocka_unit_test_setup_teardown(test_trigrams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edges_rows, setup,
 		    teardown),
