@@ -10,6 +10,7 @@
  * else ever reaches the output descriptor.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,8 @@ int
 rpc_serve_stdio(struct srv *s, int in, int out)
 {
 	struct rpc_session ss;
+	struct pollfd pfd;
+	sigset_t block, waitmask;
 	char *buf, *nl, *start;
 	size_t len = 0, cap, used;
 	ssize_t r;
@@ -301,6 +304,20 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 	cap = RPC_READ_CHUNK;
 	if ((buf = malloc(cap)) == NULL)
 		return -1;
+	/*
+	 * SIGTERM and SIGINT stay blocked except inside ppoll(), which
+	 * unblocks them atomically while waiting: a signal arriving while a
+	 * request is handled waits there, so none can slip in between the
+	 * flag check and a blocking read.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+	pfd.fd = in;
+	pfd.events = POLLIN;
 	while (!rpc_stopping()) {
 		if (len == cap) {
 			/* No newline within the buffer: grow up to the bound,
@@ -322,6 +339,13 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 				len = 0;
 			}
 		}
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			srv_log(SRV_LOG_ERROR, "waiting for stdin: %s",
+			    strerror(errno));
+			break;
+		}
 		r = read(in, buf + len, cap - len);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -339,7 +363,10 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 		len += (size_t)r;
 		start = buf;
 		used = 0;
-		while ((nl = memchr(start, '\n', len - used)) != NULL) {
+		/* Once SIGTERM/SIGINT arrived, lines already read but not
+		 * begun are not accepted. */
+		while (!rpc_stopping() &&
+		    (nl = memchr(start, '\n', len - used)) != NULL) {
 			size_t n = (size_t)(nl - start);
 
 			if (discarding) {
@@ -365,6 +392,7 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 		}
 	}
 out:
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
 	free(buf);
 	return rc;
 }

@@ -155,24 +155,47 @@ check_eq "the table dropped from the manifest is gone" "false" \
 check_eq "EOF on stdin: exit 0" 0 "$rc"
 
 # --- shutdown on signals -----------------------------------------------------
-for sig in TERM INT; do
-	rm -f "$T/sin"
+# sig_once SIG: start a server on a fifo, send a ping, send SIG as soon as
+# the reply is out; prints "<exit status> <reply>".  A server that does
+# not end within 10 s is killed and reported as "hung".
+sig_once() {
+	rm -f "$T/sin" "$T/sig.out"
 	mkfifo "$T/sin"
 	$VG "$SERVE" --project "$P" <"$T/sin" >"$T/sig.out" 2>"$T/sig.err" &
-	pid=$!
+	_pid=$!
 	exec 3>"$T/sin"
 	printf '%s\n' "$PING" >&3
-	n=0
-	while [ "$(wc -l <"$T/sig.out")" -lt 1 ] && [ $n -lt 100 ]; do
-		sleep 0.1; n=$((n + 1))
+	_n=0
+	while [ "$(wc -l <"$T/sig.out")" -lt 1 ] && [ $_n -lt 200 ]; do
+		sleep 0.05; _n=$((_n + 1))
 	done
-	kill -$sig $pid
-	wait $pid
-	rc=$?
+	kill -"$1" $_pid
+	_n=0
+	while kill -0 $_pid 2>/dev/null && [ $_n -lt 200 ]; do
+		sleep 0.05; _n=$((_n + 1))
+	done
+	if kill -0 $_pid 2>/dev/null; then
+		kill -KILL $_pid
+		wait $_pid
+		exec 3>&-
+		echo "hung"
+		return
+	fi
+	wait $_pid
+	_rc=$?
 	exec 3>&-
+	echo "$_rc $(cat "$T/sig.out")"
+}
+for sig in TERM INT; do
 	check_eq "SIG$sig while idle: the request before it answered, exit 0" \
-	    '0 {"jsonrpc":"2.0","id":1,"result":{}}' "$rc $(cat "$T/sig.out")"
+	    '0 {"jsonrpc":"2.0","id":1,"result":{}}' "$(sig_once $sig)"
 done
+bad=""
+for i in 1 2 3 4 5 6 7 8; do
+	r=$(sig_once TERM)
+	[ "$r" = '0 {"jsonrpc":"2.0","id":1,"result":{}}' ] || bad="$bad [$i: $r]"
+done
+check_eq "SIGTERM right after a reply, 8 times: never missed" "" "$bad"
 
 # --- the manual --------------------------------------------------------------
 usage=$($VG "$SERVE" --help 2>&1)
