@@ -110,3 +110,8 @@ bench_context "$P" "$I" || echo "bench: the issue-6 context section failed" >&2
 # tests/bench-serve.sh, over the same print and index.
 . "$SRCDIR/tests/bench-serve.sh"
 bench_serve "$P" "$I" || echo "bench: the issue-3 serve section failed" >&2
+
+# ---- dbprint-serve --transport http (issue 8) ------------------------------
+# tests/bench-http.sh, over the same print and index.
+. "$SRCDIR/tests/bench-http.sh"
+bench_http "$P" "$I" || echo "bench: the issue-8 HTTP section failed" >&2
