@@ -36,7 +36,7 @@ struct res_kind {
 	const char	*name;		/* URI segment; artifacts.kind */
 	const char	*file;		/* the file it serves, by default */
 	const char	*mime;
-	int		 table;		/* per-table (1) or per-connection (0) */
+	int		 table;		/* per-table 1, per-connection 0 */
 	int		 optional;	/* listed only when the file exists */
 	const char	*label;		/* name wording */
 	const char	*title;		/* title wording */
