@@ -1182,10 +1182,6 @@ http_serve(struct srv *s, const char *host, int port)
 	for (i = 0; i < 3; i++)
 		snprintf(g.origins[i], sizeof(g.origins[i]), "http://%s",
 		    g.hosts[i]);
-	/* Parse every inputSchema now: tools_schema() fills its cache on
-	 * first use, which must not race between workers. */
-	for (i = 0; i < srv_ntools; i++)
-		(void)tools_schema(i);
 	if (hs_init() != 0 || http_workers_open(s, nthreads) != 0) {
 		fprintf(stderr, "error: cannot prepare the HTTP workers\n");
 		close(fd);
