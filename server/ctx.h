@@ -20,6 +20,10 @@
 
 #include "server.h"
 
+/* Parsed documents kept across calls (tool_context.c): a table reads up
+ * to five, so 64 keep a dozen recently read tables warm. */
+#define CTX_DOC_CACHE	64
+
 enum ctx_purpose { CTX_PROFILE, CTX_QUERY };
 enum ctx_format { CTX_MD, CTX_JSON, CTX_YAML };
 
@@ -99,6 +103,9 @@ struct ctx {
 	struct ctx_edge	*edges;
 	size_t		 nedges;
 	cJSON		*hold;		/* owns trees made for edges */
+	unsigned	 own_docs;	/* bit 1 << kind: that doc is ours to
+					 * free, else borrowed from the cache */
+	unsigned long	 serial;	/* this call, for the document cache */
 };
 
 /* ------------------------------------------------------------------ */

@@ -57,11 +57,15 @@ tc_release(struct ctx *x)
 	free(x->ma_path);
 	free(x->ddl);
 	free(x->description);
-	cJSON_Delete(x->stats);
-	cJSON_Delete(x->rel);
+	if (x->own_docs & (1 << CTX_STATS))
+		cJSON_Delete(x->stats);
+	if (x->own_docs & (1 << CTX_REL))
+		cJSON_Delete(x->rel);
 	cJSON_Delete(x->relv);
-	cJSON_Delete(x->sannot);
-	cJSON_Delete(x->rannot);
+	if (x->own_docs & (1 << CTX_SANNOT))
+		cJSON_Delete(x->sannot);
+	if (x->own_docs & (1 << CTX_RANNOT))
+		cJSON_Delete(x->rannot);
 	cJSON_Delete(x->rannotv);
 	cJSON_Delete(x->scope);
 	cJSON_Delete(x->hold);
@@ -300,21 +304,118 @@ tc_parse(const char *text)
 	return srv_json_parse(text, len);
 }
 
-/* Status, error and parsed document of one file (after pinning). */
+/*
+ * Parsed documents are cached per index handle, keyed by path and content
+ * hash, as upstream's parse cache is (research/upstream-mcp.md 6.1): a
+ * hash names the bytes, so a hit is always the current content.  A cached
+ * tree is shared read-only by the calls that borrow it.  Entries of one
+ * index handle are only ever evicted by a call on that handle, never one a
+ * call in flight still borrows (its serial), and each HTTP worker owns its
+ * handle, so no tree is freed under a reader.
+ */
+struct tc_cached {
+	sqlite3		*db;
+	char		*path;
+	char		 hash[33];
+	cJSON		*doc;
+	unsigned long	 used;		/* serial of the last call that read it */
+};
+static struct tc_cached tc_cache[CTX_DOC_CACHE];
+static pthread_mutex_t tc_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long tc_serial;
+
+/* A new call serial. */
+static unsigned long
+tc_next_serial(void)
+{
+	unsigned long s;
+
+	pthread_mutex_lock(&tc_cache_mu);
+	s = ++tc_serial;
+	pthread_mutex_unlock(&tc_cache_mu);
+	return s;
+}
+
+/* The cached tree of (db, path, hash), borrowed, or NULL. */
+static cJSON *
+tc_cache_get(struct ctx *x, const char *path, const char *hash)
+{
+	cJSON *doc = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&tc_cache_mu);
+	for (i = 0; i < CTX_DOC_CACHE; i++) {
+		if (tc_cache[i].db == x->db && tc_cache[i].path != NULL &&
+		    strcmp(tc_cache[i].path, path) == 0 &&
+		    strcmp(tc_cache[i].hash, hash) == 0) {
+			tc_cache[i].used = x->serial;
+			doc = tc_cache[i].doc;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tc_cache_mu);
+	return doc;
+}
+
+/* Keep doc for (db, path, hash): 1 when the cache took it (the caller
+ * now borrows it), 0 when no slot was free to take. */
+static int
+tc_cache_put(struct ctx *x, const char *path, const char *hash, cJSON *doc)
+{
+	struct tc_cached *v = NULL, *e;
+	char *p;
+	size_t i;
+
+	if (hash == NULL || strlen(hash) >= sizeof(v->hash) ||
+	    (p = strdup(path)) == NULL)
+		return 0;
+	pthread_mutex_lock(&tc_cache_mu);
+	for (i = 0; i < CTX_DOC_CACHE; i++) {
+		e = &tc_cache[i];
+		if (e->doc == NULL) {
+			v = e;
+			break;
+		}
+		/* the least recently read of this handle's, not this call's */
+		if (e->db == x->db && e->used != x->serial &&
+		    (v == NULL || e->used < v->used))
+			v = e;
+	}
+	if (v == NULL) {
+		pthread_mutex_unlock(&tc_cache_mu);
+		free(p);
+		return 0;
+	}
+	free(v->path);
+	cJSON_Delete(v->doc);
+	v->db = x->db;
+	v->path = p;
+	snprintf(v->hash, sizeof(v->hash), "%s", hash);
+	v->doc = doc;
+	v->used = x->serial;
+	pthread_mutex_unlock(&tc_cache_mu);
+	return 1;
+}
+
+/* Status, error and parsed document of one file (after pinning); *owned
+ * says whether the caller frees the tree or borrows it from the cache. */
 static cJSON *
 tc_file(struct ctx *x, const char *path, const char *kind, char **status,
-    char **error)
+    char **error, int *owned)
 {
 	sqlite3_stmt *st = NULL;
-	const char *doc;
+	const char *doc, *hash;
 	cJSON *v = NULL;
+	char *h;
 
+	*owned = 1;
 	*status = NULL;
 	*error = NULL;
 	/* an artifact whose path escapes the root is known by its kind */
 	if (sqlite3_prepare_v2(x->db, path != NULL ?
-	    "SELECT status, error, doc FROM files WHERE path = ?1" :
-	    "SELECT status, error, NULL FROM files WHERE table_fqn = ?2 AND "
+	    "SELECT status, error, hash, doc FROM files WHERE path = ?1" :
+	    "SELECT status, error, NULL, NULL FROM files WHERE table_fqn = ?2 "
+	    "AND "
 	    "kind = ?3", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	if (path != NULL)
@@ -326,10 +427,23 @@ tc_file(struct ctx *x, const char *path, const char *kind, char **status,
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*status = tc_col(st, 0);
 		*error = tc_col(st, 1);
-		doc = (const char *)sqlite3_column_text(st, 2);
-		if (doc != NULL && *status != NULL &&
-		    strcmp(*status, "ok") == 0)
-			v = tc_parse(doc);
+		hash = (const char *)sqlite3_column_text(st, 2);
+		if (*status == NULL || strcmp(*status, "ok") != 0)
+			;
+		else if (hash != NULL &&
+		    (v = tc_cache_get(x, path, hash)) != NULL)
+			*owned = 0;
+		else {
+			/* column 2's text may move once column 3 is read */
+			h = hash != NULL ? strdup(hash) : NULL;
+			doc = (const char *)sqlite3_column_text(st, 3);
+			if (doc != NULL)
+				v = tc_parse(doc);
+			if (v != NULL && h != NULL &&
+			    tc_cache_put(x, path, h, v))
+				*owned = 0;
+			free(h);
+		}
 	} else if (path == NULL) {
 		*status = strdup("outside_root");
 		*error = strdup("the declared file leads outside the print root "
@@ -467,6 +581,7 @@ static int
 tc_load(struct ctx *x)
 {
 	cJSON *ma;
+	int owned;
 	cJSON **docs[CTX_NKINDS] = { NULL, &x->stats, &x->rel, NULL,
 	    &x->sannot, &x->rannot };
 	int k;
@@ -480,15 +595,20 @@ tc_load(struct ctx *x)
 		if (!x->art[k].declared)
 			continue;
 		doc = tc_file(x, x->art[k].path, tc_kinds[k], &x->art[k].status,
-		    &x->art[k].error);
-		if (docs[k] != NULL)
+		    &x->art[k].error, &owned);
+		if (docs[k] != NULL) {
 			*docs[k] = doc;
-		else
+			if (owned)
+				x->own_docs |= 1 << k;
+		} else if (owned) {
 			cJSON_Delete(doc);
+		}
 	}
 	/* a document of the wrong shape reads as no document */
 	if (x->stats != NULL && !cJSON_IsObject(x->stats)) {
-		cJSON_Delete(x->stats);
+		if (x->own_docs & (1 << CTX_STATS))
+			cJSON_Delete(x->stats);
+		x->own_docs &= ~(1 << CTX_STATS);
 		x->stats = NULL;
 	}
 	x->ddl = tc_text(x, CTX_DDL);
@@ -496,7 +616,7 @@ tc_load(struct ctx *x)
 	x->description = tc_text(x, CTX_DESC);
 	if (x->ma_path != NULL) {
 		ma = tc_file(x, x->ma_path, "manifest_annotations", &x->ma_status,
-		    &x->ma_error);
+		    &x->ma_error, &owned);
 		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ma,
 		    "notes"))) {
 			const char *n = cJSON_GetObjectItemCaseSensitive(ma,
@@ -505,7 +625,8 @@ tc_load(struct ctx *x)
 			if (n[strspn(n, " \t\r\n")] != '\0')
 				x->conn_notes = strdup(n);
 		}
-		cJSON_Delete(ma);
+		if (owned)
+			cJSON_Delete(ma);
 	}
 	if (tc_scope(x) == -1)
 		return call_fail(x->c, "out of memory");
@@ -529,6 +650,7 @@ tool_get_table_context(struct call *c)
 	int rc = -1;
 
 	memset(&x, 0, sizeof(x));
+	x.serial = tc_next_serial();
 	memset(&o, 0, sizeof(o));
 	memset(&m, 0, sizeof(m));
 	x.c = c;
