@@ -32,7 +32,7 @@
 
 #include "ix.h"
 
-void	(*dbp_index_progress)(long done, long total) = NULL;
+void	(*dbp_index_progress)(long, long) = NULL;
 
 /* What happened to one file this run. */
 enum {
@@ -1334,7 +1334,7 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		if (dbp_index_progress != NULL && (i % 256 == 0 ||
 		    i + 1 == r->njobs))
 			dbp_index_progress((long)i + 1, (long)r->njobs);
-		if (rc == -1 && nth == 0)
+		if (rc == -1)	/* workers stopped too: wait for no more */
 			break;
 	}
 	if (nth > 0) {

@@ -77,6 +77,10 @@ int	 ix_map_put(struct ix_map *m, const char *key, void *val);
 /* Free keys and tables (not the values). */
 void	 ix_map_free(struct ix_map *m);
 
+/* Called by dbp_index_update, when set, as tables are written: done of
+ * total (index.c; main.c sets it for its progress bar). */
+extern void	(*dbp_index_progress)(long done, long total);
+
 /* ------------------------------------------------------------------ */
 /* Kinds of print file (print.c)                                        */
 

@@ -15,8 +15,6 @@
 
 #include "ix.h"
 
-extern void	(*dbp_index_progress)(long done, long total);
-
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
 
