@@ -289,6 +289,20 @@ rpc_line(struct srv *s, struct rpc_session *ss, int out, char *p, size_t n)
 	return rpc_send(out, reply);
 }
 
+/*
+ * Let a SIGTERM/SIGINT that is pending in: ppoll() returns at once when
+ * input is ready without delivering a pending signal, so under a steady
+ * stream of requests it would wait for ever.  Unblocking it runs the
+ * handler; then it is blocked again.  1 when the server is stopping.
+ */
+static int
+rpc_take_signal(const sigset_t *waitmask, const sigset_t *block)
+{
+	sigprocmask(SIG_SETMASK, waitmask, NULL);
+	sigprocmask(SIG_BLOCK, block, NULL);
+	return rpc_stopping();
+}
+
 int
 rpc_serve_stdio(struct srv *s, int in, int out)
 {
@@ -365,7 +379,7 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 		used = 0;
 		/* Once SIGTERM/SIGINT arrived, lines already read but not
 		 * begun are not accepted. */
-		while (!rpc_stopping() &&
+		while (!rpc_take_signal(&waitmask, &block) &&
 		    (nl = memchr(start, '\n', len - used)) != NULL) {
 			size_t n = (size_t)(nl - start);
 
