@@ -81,6 +81,11 @@ req -X POST "$U" -H 'Content-Type: application/json' \
     -H 'Content-Length: 99999999999' --data-binary '{}'
 check_eq "a declared length alone is enough for 413" 413 "$code"
 
+big=$(head -c 20000 /dev/zero | tr '\0' a)
+req -X POST "$U" -H 'Content-Type: application/json' -H "X-Big: $big" \
+    --data-binary "$INIT"
+check_eq "headers over DBP_HTTP_CONN_MEMORY -> 431" 431 "$code"
+
 # --- the message ------------------------------------------------------------
 post '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'
 check_eq "a JSON array body -> 400" 400 "$code"

@@ -128,13 +128,13 @@ check_eq "the next call after the last rewrite sees it" 5040 \
 # --- SIGTERM with a request in flight ------------------------------------------------
 (
 	printf '%s' '{"jsonrpc":"2.0","id":"slow","method":"tools/call",'
-	sleep 1.5
+	sleep 2.5
 	printf '%s' '"params":{"name":"list_tables","arguments":{},'"$META"'}}'
 ) | curl -s --max-time 20 -X POST "$U" -H 'Content-Type: application/json' \
     -H "$MV" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: list_tables' \
     -H 'Expect:' -T - -w '\n%{http_code}\n' >"$T/slow" 2>&1 &
 CPID=$!
-sleep 0.5
+sleep 1
 kill -TERM "$SPID"
 sleep 0.3
 curl -s -o /dev/null --max-time 5 -X POST "$U" -H 'Content-Type: application/json' \
