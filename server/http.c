@@ -92,7 +92,6 @@ struct http_worker {
 };
 
 static struct {
-	struct srv		*srv;
 	int			 port;
 	char			 hosts[3][HTTP_HOST_MAX];
 	char			 origins[3][HTTP_HOST_MAX + 8];
@@ -668,7 +667,7 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 			goto done;
 		}
 		memset(&rs, 0, sizeof(rs));
-		rpc_handle(g.srv, &rs, q->body, q->len, &reply);
+		http_rpc(&rs, q->body, q->len, &reply);
 		if (reply == NULL)
 			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
 			    NULL, NULL, NULL, NULL);
@@ -758,7 +757,8 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 		    HTTP_SESSION_NOT_FOUND, "Session not found", NULL, NULL);
 		goto done;
 	}
-	if (pv != NULL && !HTTP_IN(pv, http_legacy)) {
+	if (pv != NULL && !HTTP_IN(pv, http_legacy) &&
+	    strcmp(pv, SRV_PROTO_MODERN) != 0) {
 		res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
 		    HTTP_INVALID_REQUEST, "Bad Request: unsupported "
 		    "MCP-Protocol-Version header", NULL, NULL);
@@ -1170,7 +1170,6 @@ http_serve(struct srv *s, const char *host, int port)
 	size_t i, nthreads = http_nthreads();
 	int fd, bound = 0, rc = -1;
 
-	g.srv = s;
 	if (http_token(s) != 0)
 		return -1;
 	if ((fd = http_listen(host, port, &bound)) < 0)
