@@ -133,3 +133,28 @@ check_contains "... (the headers were seen)" "HTTP/1.1 200" \
 
 http_stop
 check_eq "SIGTERM: exit 0" 0 "$src"
+
+# --- IPv6 loopback ----------------------------------------------------------
+$VG "$SERVE" --project "$P" --transport http --host ::1 --port 0 \
+    2>"$T/v6.err" &
+V6=$!
+i=0
+while [ $i -lt 600 ] && kill -0 "$V6" 2>/dev/null &&
+    ! grep -q 'listening on' "$T/v6.err"; do
+	sleep 0.05; i=$((i + 1))
+done
+P6=$(sed -n 's|.*listening on http://\[::1\]:\([0-9]*\)/mcp.*|\1|p' \
+    "$T/v6.err")
+if [ -z "$P6" ]; then
+	skip "no IPv6 loopback here: $(head -1 "$T/v6.err")"
+else
+	req -g -X POST "http://[::1]:$P6/mcp" \
+	    -H 'Content-Type: application/json' --data-binary "$INIT"
+	check_eq "--host ::1 listens on [::1] and serves Host [::1]:PORT" \
+	    200 "$code"
+	req -g -X POST "http://[::1]:$P6/mcp" -H "Host: 127.0.0.1:$PORT" \
+	    -H 'Content-Type: application/json' --data-binary "$INIT"
+	check_eq "... and refuses another port in Host" 421 "$code"
+	kill -TERM "$V6"
+fi
+wait "$V6"
