@@ -366,7 +366,8 @@ md_header(struct mdw *w)
 			md_end(w);
 		}
 		v = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"), "keys");
+		    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"),
+		    "keys");
 		if (cJSON_GetArraySize(v) > 0) {
 			md_term(w, "label:grain");
 			dbp_buf_adds(&w->b, "Grain: ");
@@ -376,8 +377,9 @@ md_header(struct mdw *w)
 
 				dbp_buf_adds(&w->b, first ? "" : "; ");
 				first = 0;
-				ctx_cols(&w->b, cJSON_GetObjectItemCaseSensitive(
-				    e, "columns"));
+				ctx_cols(&w->b,
+				    cJSON_GetObjectItemCaseSensitive(e,
+				    "columns"));
 				if (det != NULL) {
 					md_term2(w, "detection", det);
 					dbp_buf_addf(&w->b, " (%s)", det);
@@ -437,7 +439,6 @@ md_edge(struct mdw *w, const struct ctx_edge *g, int nulls, int observed)
 	const cJSON *node, *obs, *v;
 	double rate;
 	char pct[64];
-	char *pk;
 	int k, any;
 
 	dbp_buf_adds(&w->b, "- ");
@@ -514,7 +515,6 @@ md_edge(struct mdw *w, const struct ctx_edge *g, int nulls, int observed)
 		dbp_buf_adds(&w->b, "; note: ");
 		md_one(w, g->note);
 	}
-	(void)pk;
 	md_end(w);
 }
 
@@ -670,7 +670,8 @@ md_values(struct mdw *w, struct md_q *q)
 				dbp_buf_adds(&w->b, "| Column | Values | "
 				    "Coverage | Nulls |");
 				md_end(w);
-				dbp_buf_adds(&w->b, "| --- | --- | --- | --- |");
+				dbp_buf_adds(&w->b,
+				    "| --- | --- | --- | --- |");
 				md_end(w);
 				header = 1;
 			}
@@ -1015,7 +1016,7 @@ md_profile_values(struct mdw *w, const cJSON *col, int part,
 	const cJSON *vals, *cov, *e;
 	double nonnull, c, sum = 0;
 	char pct[64];
-	size_t i = 0, n;
+	size_t i = 0;
 	int complete;
 
 	vals = cJSON_GetObjectItemCaseSensitive(col, "values");
@@ -1024,7 +1025,6 @@ md_profile_values(struct mdw *w, const cJSON *col, int part,
 	cov = cJSON_GetObjectItemCaseSensitive(col, "values_coverage");
 	complete = cJSON_IsNumber(cov) && cov->valuedouble >= 1.0;
 	nonnull = ctx_nonnull(x, col, part);
-	n = (size_t)cJSON_GetArraySize(vals);
 	if (cell->len > 0)
 		dbp_buf_adds(cell, "; ");
 	if (md_str(col, "redacted") != NULL) {
@@ -1073,7 +1073,6 @@ md_profile_values(struct mdw *w, const cJSON *col, int part,
 		ctx_pct(nonnull > 0 ? sum / nonnull : 0, pct, sizeof(pct));
 		dbp_buf_addf(cell, " (together %s)", pct);
 	}
-	(void)n;
 }
 
 static void

@@ -239,7 +239,8 @@ rel_key_out(const cJSON *a, const cJSON *e, int paths)
 {
 	if (!rel_list_eq(cJSON_GetObjectItemCaseSensitive(a, "column"),
 	    cJSON_GetObjectItemCaseSensitive(e, "column")) ||
-	    !rel_streq(rel_str(a, "target_table"), rel_str(e, "target_table")) ||
+	    !rel_streq(rel_str(a, "target_table"),
+	    rel_str(e, "target_table")) ||
 	    !rel_list_eq(cJSON_GetObjectItemCaseSensitive(a, "target_column"),
 	    cJSON_GetObjectItemCaseSensitive(e, "target_column")))
 		return 0;
@@ -312,7 +313,8 @@ rel_own(struct ctx *x, cJSON *out, cJSON *withheld)
 				if (!cJSON_IsObject(e) || rel_is_declared(e) ||
 				    !rel_key_out(a, e, 0))
 					continue;
-				cJSON_Delete(cJSON_DetachItemViaPointer(out, e));
+				cJSON_Delete(
+				    cJSON_DetachItemViaPointer(out, e));
 				hit = 1;
 			}
 			if (hit)
@@ -391,18 +393,6 @@ rel_incoming(struct ctx *x, cJSON *in, cJSON *foreign)
 	return 0;
 }
 
-static int
-rel_edge_cmp(const void *a, const void *b)
-{
-	const struct ctx_edge *p = a, *q = b;
-
-	if (p->incoming != q->incoming)
-		return p->incoming - q->incoming;
-	if (p->rank != q->rank)
-		return p->rank - q->rank;
-	return p->entry < q->entry ? -1 : p->entry > q->entry;
-}
-
 /* The edges array of the context, in Joins order. */
 static int
 rel_edges(struct ctx *x)
@@ -448,8 +438,7 @@ rel_edges(struct ctx *x)
 		}
 	}
 	x->nedges = k;
-	/* entry pointers are in list order within each direction, so the
-	 * pointer tie-break is not stable; sort by original index instead */
+	/* insertion sort: stable, so file order holds within a rank */
 	{
 		size_t i, j;
 		struct ctx_edge t;
@@ -463,7 +452,6 @@ rel_edges(struct ctx *x)
 			x->edges[j] = t;
 		}
 	}
-	(void)rel_edge_cmp;
 	return 0;
 }
 

@@ -403,8 +403,8 @@ ctx_vstatement(struct ctx *x, const struct ctx_vrow *r, struct dbp_buf *b)
 			    "spelling_of") == NULL || r->redacted)
 				groups++;
 		if (groups == 1)
-			dbp_buf_addf(b, "sample: the most frequent value covers "
-			    "%s of the non-null rows%s", pct,
+			dbp_buf_addf(b, "sample: the most frequent value "
+			    "covers %s of the non-null rows%s", pct,
 			    x->scoped ? " scanned" : "");
 		else
 			dbp_buf_addf(b, "sample: the %zu most frequent values "
@@ -414,7 +414,8 @@ ctx_vstatement(struct ctx *x, const struct ctx_vrow *r, struct dbp_buf *b)
 	case CTX_V_FREQUENT:
 		dbp_buf_addf(b, "frequent values, not a domain: %zu value%s "
 		    "covering %s of the non-null rows%s", r->nshown,
-		    r->nshown == 1 ? "" : "s", pct, x->scoped ? " scanned" : "");
+		    r->nshown == 1 ? "" : "s", pct,
+		    x->scoped ? " scanned" : "");
 		break;
 	default:
 		break;

@@ -251,7 +251,8 @@ tc_next_number(const char *text, size_t len, size_t *at, const char **p,
 			for (j = i + 1; j < len; j++) {
 				c = text[j];
 				if (!(c >= '0' && c <= '9') && c != '.' &&
-				    c != 'e' && c != 'E' && c != '+' && c != '-')
+				    c != 'e' && c != 'E' && c != '+' &&
+				    c != '-')
 					break;
 			}
 			*p = text + i;
@@ -318,7 +319,7 @@ struct tc_cached {
 	char		*path;
 	char		 hash[33];
 	cJSON		*doc;
-	unsigned long	 used;		/* serial of the last call that read it */
+	unsigned long	 used;		/* the serial of its last reader */
 };
 static struct tc_cached tc_cache[CTX_DOC_CACHE];
 static pthread_mutex_t tc_cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -446,8 +447,8 @@ tc_file(struct ctx *x, const char *path, const char *kind, char **status,
 		}
 	} else if (path == NULL) {
 		*status = strdup("outside_root");
-		*error = strdup("the declared file leads outside the print root "
-		    "(SPEC 2.5); not read");
+		*error = strdup("the declared file leads outside the print "
+		    "root (SPEC 2.5); not read");
 	} else {
 		*status = strdup("absent");
 	}
@@ -615,8 +616,8 @@ tc_load(struct ctx *x)
 	/* read even when not shown: it decides the Meanings cue */
 	x->description = tc_text(x, CTX_DESC);
 	if (x->ma_path != NULL) {
-		ma = tc_file(x, x->ma_path, "manifest_annotations", &x->ma_status,
-		    &x->ma_error, &owned);
+		ma = tc_file(x, x->ma_path, "manifest_annotations",
+		    &x->ma_status, &x->ma_error, &owned);
 		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ma,
 		    "notes"))) {
 			const char *n = cJSON_GetObjectItemCaseSensitive(ma,

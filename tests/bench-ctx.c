@@ -194,7 +194,8 @@ main(int argc, char **argv)
 	close(in[1]);
 	waitpid(pid, &status, 0);
 	qsort(lat, (size_t)n, sizeof(*lat), bc_cmp);
-	printf("p50_us %.0f p90_us %.0f max_us %.0f cpu_us %.0f reply_bytes %ld "
+	printf("p50_us %.0f p90_us %.0f max_us %.0f cpu_us %.0f "
+	    "reply_bytes %ld "
 	    "error %d\n", lat[n / 2], lat[(n * 9) / 10], lat[n - 1],
 	    (cpu1 - cpu0) / (double)n, len, err);
 	free(lat);

@@ -201,7 +201,8 @@ static void
 test_cols_collapse(void **state)
 {
 	struct dbp_buf b;
-	cJSON *one = cJSON_Parse("[\"a\"]"), *two = cJSON_Parse("[\"a\",\"b\"]");
+	cJSON *one = cJSON_Parse("[\"a\"]");
+	cJSON *two = cJSON_Parse("[\"a\",\"b\"]");
 	char *got;
 
 	(void)state;
