@@ -78,6 +78,21 @@ seq 1 64 | xargs -P 8 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
 check_eq "64 requests from 8 clients at once: all 200" "64" \
     "$(grep -c '^200$' "$T/codes")"
 
+http_stop
+
+# --- an index that could only be built in memory: one context, serialized --------
+http_start --index /dev/null/cannot/demo.sqlite
+check_contains "an in-memory index: said on stderr" \
+    "answered one at a time" "$(cat "$T/serve.err")"
+seq 1 16 | xargs -P 4 -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+    --max-time 20 -X POST "$U" -H 'Content-Type: application/json' \
+    -H "$MV" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: list_tables' \
+    --data-binary @"$T/list.json" >"$T/codes" 2>/dev/null
+check_eq "... 16 requests from 4 clients still all 200" 16 \
+    "$(grep -c '^200$' "$T/codes")"
+http_stop
+http_start
+
 # --- a print file rewritten while requests run -------------------------------------
 S=$P/prints/demo/bookshop/store/book/statistics.yaml
 CTX='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_table_context","arguments":{"table":"bookshop.store.book","format":"json","include_relationships":false},'"$META"'}}'
