@@ -231,28 +231,52 @@ page_width(char ch)
 }
 
 /*
+ * An upper bound of the characters v takes in an indented, ensure_ascii
+ * dump when nested depth levels deep, without serializing it: a string
+ * byte never takes more than 6 ("\u00XX"), a number its spelling.  Stops
+ * counting once past limit.
+ */
+static size_t
+page_bound(const cJSON *v, size_t depth, size_t limit)
+{
+	const cJSON *c;
+	size_t n, per;
+
+	if (cJSON_IsString(v))
+		return 2 + 6 * strlen(v->valuestring);
+	if (cJSON_IsNumber(v))
+		return v->valuestring != NULL ? strlen(v->valuestring) :
+		    DBP_FLOAT_REPR_MAX;
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return 5;			/* true, false, null */
+	n = 2 + 1 + PAGE_INDENT * depth;	/* brackets, newline, indent */
+	per = PAGE_INDENT * (depth + 1) + 2;	/* indent, ",\n" */
+	for (c = v->child; c != NULL && n <= limit; c = c->next) {
+		n += per + page_bound(c, depth + 1, limit);
+		if (c->string != NULL)
+			n += 2 + 6 * strlen(c->string) + 2;	/* key, ": " */
+	}
+	return n;
+}
+
+/*
  * Append unit u, split into parts when it cannot fit any page alone.
  * Measuring every unit exactly would render a page per unit; a unit
- * whose own indented dump is far below the bound is known to fit.
+ * whose size bound leaves room on an otherwise empty page is known to
+ * fit.
  */
 static int
 page_add_unit(struct page_eng *e, struct page_unit *u, size_t *cap,
     size_t base)
 {
 	struct page_unit p;
-	char *text, *t;
-	size_t len, lines = 1, over, room, i, w, nparts, k, cut;
+	char *text;
+	size_t len, over, room, i, w, nparts, k, cut;
 	int rc = -1;
 
-	if ((text = dbp_json_dump(u->value, PAGE_INDENT)) == NULL)
-		return -1;
-	len = strlen(text);
-	for (t = text; *t != '\0'; t++)
-		if (*t == '\n')
-			lines++;
-	free(text);
-	if (base + len + lines * 4 * PAGE_INDENT + 64 +
-	    (u->key ? strlen(u->key) * 2 : 0) <= (size_t)DBP_PAGE_CHARS)
+	/* A unit sits at most three levels deep in a page. */
+	if (base + page_bound(u->value, 3, DBP_PAGE_CHARS) + 64 +
+	    (u->key ? 6 * strlen(u->key) : 0) <= (size_t)DBP_PAGE_CHARS)
 		return page_add(e, u, cap);
 	/* Measure exactly: a page holding only this unit. */
 	if (page_add(e, u, cap) != 0)
