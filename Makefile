@@ -179,3 +179,19 @@ fuzz:
 	@$(MAKE) --no-print-directory B=build/fuzz CC=clang \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
 	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t));)
+
+# Allocation-failure builds (tests/fuzz/failmalloc.c, t9300): both programs
+# with malloc and friends wrapped so DBP_FAIL_ALLOC=N fails the N-th.
+FAILMALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
+tests-build: $(B)/fuzz/failmalloc-serve $(B)/fuzz/failmalloc-index
+
+$(B)/fuzz/failmalloc-serve: tests/fuzz/failmalloc.c $(SRV_OBJ) $(B)/libdbprint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes $(FAILMALLOC_WRAP) -o $@ \
+	    tests/fuzz/failmalloc.c $(SRV_OBJ) $(B)/libdbprint.a $(LDLIBS_ALL)
+
+$(B)/fuzz/failmalloc-index: tests/fuzz/failmalloc.c $(B)/indexer/main.o $(B)/libdbprint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes $(FAILMALLOC_WRAP) -o $@ \
+	    tests/fuzz/failmalloc.c $(B)/indexer/main.o $(B)/libdbprint.a \
+	    $(LDLIBS_ALL)
