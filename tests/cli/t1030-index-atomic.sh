@@ -57,22 +57,37 @@ find "$T/g/prints" -name statistics.yaml | while read -r f; do
 done
 $VG "$INDEX" --quiet --project "$T/g" --index "$I" &
 pid=$!
+committed=0
 if wait_wal $pid; then
 	kill -9 $pid
 	wait $pid
-	check_eq "the run was killed mid-way" 137 $?
+	check_eq "the run was killed" 137 $?
 	check_eq "integrity_check after the kill" ok "$(q 'PRAGMA integrity_check')"
-	check_eq "the previous print version survives" "$v0" \
-	    "$(q "SELECT value FROM meta WHERE key = 'print_version'")"
-	check_eq "the previous rows survive" "$n0" \
-	    "$(q "SELECT (SELECT count(*) FROM tables) || ' ' || (SELECT count(*) FROM columns) || ' ' || (SELECT count(*) FROM column_values)")"
+	# The WAL passes 1 MB before the commit on a slow machine and may
+	# only pass it while the run checkpoints on a fast one: either the
+	# index is still wholly the previous one, or wholly the new one.
+	vk=$(q "SELECT value FROM meta WHERE key = 'print_version'")
+	nk=$(q "SELECT (SELECT count(*) FROM tables) || ' ' || (SELECT count(*) FROM columns) || ' ' || (SELECT count(*) FROM column_values)")
+	if [ "$vk" = "$v0" ]; then
+		check_eq "killed before its commit: the previous rows survive" \
+		    "$n0" "$nk"
+	else
+		committed=1
+		check_eq "killed after its commit: the new index is whole" \
+		    "${n0%% *}" "${nk%% *}"
+	fi
 else
 	wait $pid
+	committed=1
 	skip "the run ended before it could be killed"
 fi
 $VG "$INDEX" --quiet --json --project "$T/g" --index "$I" >"$T/j" 2>/dev/null
 check_eq "the next run completes" 0 $?
-check_eq "and re-parses the edited files" 500 "$(jq .files_parsed "$T/j")"
+if [ $committed = 0 ]; then
+	check_eq "and re-parses the edited files" 500 "$(jq .files_parsed "$T/j")"
+else
+	check_eq "and finds nothing left to parse" 0 "$(jq .files_parsed "$T/j")"
+fi
 check "the print version moved on" test "$v0" != \
     "$(q "SELECT value FROM meta WHERE key = 'print_version'")"
 
