@@ -122,6 +122,9 @@ check_eq "stdout carries frames only, even at --log-level debug" \
 
 # --- freshness: a file rewritten between two calls ---------------------------
 mkfifo "$T/fin"
+# The server opens its output only once the fifo has a writer: create the
+# file first so the wait loop below never reads a file not there yet.
+: >"$T/fresh.out"
 $VG "$SERVE" --project "$P" <"$T/fin" >"$T/fresh.out" 2>"$T/fresh.err" &
 pid=$!
 exec 3>"$T/fin"
@@ -161,6 +164,7 @@ check_eq "EOF on stdin: exit 0" 0 "$rc"
 sig_once() {
 	rm -f "$T/sin" "$T/sig.out"
 	mkfifo "$T/sin"
+	: >"$T/sig.out"
 	$VG "$SERVE" --project "$P" <"$T/sin" >"$T/sig.out" 2>"$T/sig.err" &
 	_pid=$!
 	exec 3>"$T/sin"
