@@ -242,6 +242,98 @@ call_pin1(struct call *c, const char *path)
 	return call_pin(c, &path, 1);
 }
 
+/*
+ * call_pin() for many paths at once: one refresh, then the paths appended
+ * to the call's pins.  call_pin() checks each new path against every pin
+ * already held, which is quadratic over the 20,000 files of a 10,000-table
+ * print; the paths of one query come from distinct rows, so the check is
+ * not needed here.
+ */
+static int
+call_pin_many(struct call *c, const char *const *paths, size_t n)
+{
+	struct dbp_diag d;
+	char **np;
+	size_t i;
+	int changed = 0;
+
+	d.msg[0] = '\0';
+	if (dbp_index_refresh(c->conn->db, c->conn->conf->name,
+	    c->conn->conf->print_root, paths, n, &changed, &d) != 0)
+		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
+		    "the index could not be brought up to date");
+	if (changed)
+		srv_log(SRV_LOG_INFO, "%s: re-indexed changed print files",
+		    c->conn->conf->name);
+	if ((np = realloc(c->pins, (c->npins + n) * sizeof(*np))) == NULL)
+		return call_fail(c, "out of memory");
+	c->pins = np;
+	for (i = 0; i < n; i++) {
+		if ((c->pins[c->npins] = strdup(paths[i])) == NULL)
+			return call_fail(c, "out of memory");
+		c->npins++;
+	}
+	c->files_digest[0] = '\0';
+	return 0;
+}
+
+int
+call_pin_query(struct call *c, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	const char **paths = NULL, **np;
+	struct dbp_buf arena;
+	size_t n = 0, cap = 0, i, *offs = NULL, *no;
+	int rc, r = -1;
+
+	if (c->conn == NULL)
+		return 0;
+	/* the paths live in one buffer: offsets first, pointers after */
+	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
+	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		call_fail(c, "index read failed: %s",
+		    sqlite3_errmsg(c->conn->db));
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap == 0 ? 1024 : cap * 2;
+			if ((no = realloc(offs, cap * sizeof(*no))) == NULL)
+				goto oom;
+			offs = no;
+		}
+		offs[n++] = arena.len;
+		dbp_buf_add(&arena, sqlite3_column_text(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0) + 1);
+	}
+	if (rc != SQLITE_DONE) {
+		call_fail(c, "index read failed: %s",
+		    sqlite3_errmsg(c->conn->db));
+		goto out;
+	}
+	if (arena.failed)
+		goto oom;
+	if (n > 0) {
+		if ((np = malloc(n * sizeof(*np))) == NULL)
+			goto oom;
+		paths = np;
+		for (i = 0; i < n; i++)
+			paths[i] = arena.ptr + offs[i];
+		if (call_pin_many(c, paths, n) == -1)
+			goto out;
+	}
+	r = 0;
+	goto out;
+oom:
+	call_fail(c, "out of memory");
+out:
+	sqlite3_finalize(st);
+	dbp_buf_release(&arena);
+	free(offs);
+	free(paths);
+	return r;
+}
+
 /* The digest of the pinned files' current content, into c->files_digest. */
 static int
 call_files(struct call *c)

@@ -69,6 +69,12 @@ void	call_release(struct call *c);
 int	call_pin(struct call *c, const char *const *paths, size_t n);
 int	call_pin1(struct call *c, const char *path);
 
+/* Pin every path the constant query sql returns (one text column, no
+ * parameters, never user text): a call that reads every statistics file
+ * of the connection (search_columns).  Same contract as call_pin(), built
+ * for tens of thousands of paths; the paths must be distinct. */
+int	call_pin_query(struct call *c, const char *sql);
+
 /* Decode the call's cursor and check it belongs to this tool, these
  * arguments and the current content of every pinned file.  *pos is 0 when
  * there is no cursor.  Call it after every call_pin().  -1 with the spec's

@@ -438,39 +438,6 @@ sc_match(sqlite3_stmt *st, cJSON *vnotes)
 	return m;
 }
 
-/*
- * call_pin() for many paths at once: its refresh, then the paths appended
- * to the call's pins.  call_pin() checks each new path against every pin
- * already held, which is quadratic over the 20,000 files of a 10,000-table
- * print; these paths come from distinct artifacts rows and never name
- * manifest.yaml, so the check is not needed here.  (A repeated path would
- * only enter the cursor digest twice, the same way on every call.)
- */
-static int
-sc_pin_many(struct call *c, const char *const *paths, size_t n)
-{
-	struct dbp_diag d;
-	char **np;
-	size_t i;
-	int changed = 0;
-
-	d.msg[0] = '\0';
-	if (dbp_index_refresh(c->conn->db, c->conn->conf->name,
-	    c->conn->conf->print_root, paths, n, &changed, &d) != 0)
-		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
-		    "the index could not be brought up to date");
-	if ((np = realloc(c->pins, (c->npins + n) * sizeof(*np))) == NULL)
-		return call_fail(c, "out of memory");
-	c->pins = np;
-	for (i = 0; i < n; i++) {
-		if ((c->pins[c->npins] = strdup(paths[i])) == NULL)
-			return call_fail(c, "out of memory");
-		c->npins++;
-	}
-	c->files_digest[0] = '\0';
-	return 0;
-}
-
 /* Pin manifest.yaml, then every declared statistics and annotations
  * file of every walkable table (upstream 3.2 step 2). */
 static int
@@ -480,58 +447,10 @@ sc_pin(struct call *c)
 	static const char sql[] = "SELECT path FROM artifacts WHERE "
 	    "kind IN ('statistics', 'statistics_annotations') AND "
 	    "path IS NOT NULL";
-	sqlite3_stmt *st = NULL;
-	const char **paths = NULL, **np;
-	struct dbp_buf arena;
-	size_t n = 0, cap = 0, i, *offs = NULL, *no;
-	int rc, r = -1;
 
 	if (call_pin1(c, "manifest.yaml") == -1)
 		return -1;
-	/* the paths live in one buffer: offsets first, pointers after */
-	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
-	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		call_fail(c, "index read failed: %s",
-		    sqlite3_errmsg(c->conn->db));
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap == 0 ? 1024 : cap * 2;
-			if ((no = realloc(offs, cap * sizeof(*no))) == NULL)
-				goto oom;
-			offs = no;
-		}
-		offs[n++] = arena.len;
-		dbp_buf_add(&arena, sqlite3_column_text(st, 0),
-		    (size_t)sqlite3_column_bytes(st, 0) + 1);
-	}
-	if (rc != SQLITE_DONE) {
-		call_fail(c, "index read failed: %s",
-		    sqlite3_errmsg(c->conn->db));
-		goto out;
-	}
-	if (arena.failed)
-		goto oom;
-	if (n > 0) {
-		if ((np = malloc(n * sizeof(*np))) == NULL)
-			goto oom;
-		paths = np;
-		for (i = 0; i < n; i++)
-			paths[i] = arena.ptr + offs[i];
-		if (sc_pin_many(c, paths, n) == -1)
-			goto out;
-	}
-	r = 0;
-	goto out;
-oom:
-	call_fail(c, "out of memory");
-out:
-	sqlite3_finalize(st);
-	dbp_buf_release(&arena);
-	free(offs);
-	free(paths);
-	return r;
+	return call_pin_query(c, sql);
 }
 
 /* FQNs of walkable tables matching sql (one text column), sorted. */
