@@ -1676,10 +1676,8 @@ ox_annot_declared(struct ox_run *r)
 	sqlite3_finalize(s);
 }
 
-/* The body of update and refresh.  filter: only these tables (NULL: all);
- * a changed manifest widens it to all. */
-static int
-ox_update(sqlite3 *db, const char *connection, const char *print_root,
+int
+ix_update(sqlite3 *db, const char *connection, const char *print_root,
     int full, struct ix_map *filter, struct dbp_stats *st, int *changed,
     struct dbp_diag *d)
 {
@@ -1775,122 +1773,7 @@ int
 dbp_index_update(sqlite3 *db, const char *connection, const char *print_root,
     int full, struct dbp_stats *st, struct dbp_diag *d)
 {
-	return ox_update(db, connection, print_root, full, NULL, st, NULL, d);
-}
-
-/* ------------------------------------------------------------------ */
-/* Refresh and digests                                                  */
-
-int
-dbp_index_refresh(sqlite3 *db, const char *connection, const char *print_root,
-    const char *const *paths, size_t npaths, int *changed, struct dbp_diag *d)
-{
-	sqlite3_stmt *s;
-	struct ix_map filter = { 0 };
-	struct stat sb;
-	char abs[DBP_MAX_PATH];
-	const char *status, *fqn;
-	size_t i;
-	int whole = 0, any = 0, present, rc;
-
-	*changed = 0;
-	if (ox_prep(db, "SELECT dev, ino, size, mtime_ns, status, table_fqn, "
-	    "kind FROM files WHERE path = ?1", &s, d) == -1)
-		return -1;
-	for (i = 0; i < npaths && !whole; i++) {
-		snprintf(abs, sizeof(abs), "%s/%s", print_root, paths[i]);
-		present = stat(abs, &sb) == 0 && S_ISREG(sb.st_mode);
-		sqlite3_bind_text(s, 1, paths[i], -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		if (rc != SQLITE_ROW) {
-			sqlite3_reset(s);
-			if (present)
-				whole = 1;	/* a file the index never saw */
-			continue;
-		}
-		status = (const char *)sqlite3_column_text(s, 4);
-		fqn = (const char *)sqlite3_column_text(s, 5);
-		if (strcmp(status, "outside_root") == 0) {
-			sqlite3_reset(s);
-			continue;
-		}
-		if (!present ? strcmp(status, "absent") != 0 :
-		    (sqlite3_column_type(s, 0) == SQLITE_NULL ||
-		    sqlite3_column_int64(s, 0) != (sqlite3_int64)sb.st_dev ||
-		    sqlite3_column_int64(s, 1) != (sqlite3_int64)sb.st_ino ||
-		    sqlite3_column_int64(s, 2) != (sqlite3_int64)sb.st_size ||
-		    sqlite3_column_int64(s, 3) != (sqlite3_int64)sb.st_mtim.tv_sec *
-		    1000000000 + sb.st_mtim.tv_nsec)) {
-			any = 1;
-			if (fqn == NULL)
-				whole = 1;	/* manifest or another connection file */
-			else if (ix_map_put(&filter, fqn, &filter) == -1)
-				whole = 1;
-		}
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	if (!any && !whole) {
-		ix_map_free(&filter);
-		return 0;
-	}
-	rc = ox_update(db, connection, print_root, 0, whole ? NULL : &filter,
-	    NULL, changed, d);
-	ix_map_free(&filter);
-	return rc;
-}
-
-static int
-ox_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-int
-dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
-    char out[17], struct dbp_diag *d)
-{
-	const char **sorted;
-	sqlite3_stmt *s;
-	XXH3_state_t *h;
-	const unsigned char *hash;
-	size_t i;
-
-	if ((sorted = calloc(npaths + 1, sizeof(*sorted))) == NULL)
-		return dbp_fail(d, "out of memory");
-	for (i = 0; i < npaths; i++)
-		sorted[i] = paths[i];
-	qsort(sorted, npaths, sizeof(*sorted), ox_cmp);
-	if (ox_prep(db, "SELECT coalesce(hash, status) FROM files WHERE "
-	    "path = ?1", &s, d) == -1) {
-		free(sorted);
-		return -1;
-	}
-	if ((h = XXH3_createState()) == NULL) {
-		sqlite3_finalize(s);
-		free(sorted);
-		return dbp_fail(d, "out of memory");
-	}
-	XXH3_64bits_reset(h);
-	for (i = 0; i < npaths; i++) {
-		if (i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
-			continue;
-		sqlite3_bind_text(s, 1, sorted[i], -1, SQLITE_STATIC);
-		hash = sqlite3_step(s) == SQLITE_ROW ?
-		    sqlite3_column_text(s, 0) : NULL;
-		XXH3_64bits_update(h, sorted[i], strlen(sorted[i]));
-		XXH3_64bits_update(h, ":", 1);
-		if (hash == NULL)
-			hash = (const unsigned char *)"absent";
-		XXH3_64bits_update(h, hash, strlen((const char *)hash));
-		XXH3_64bits_update(h, "\n", 1);
-		sqlite3_reset(s);
-	}
-	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(h));
-	XXH3_freeState(h);
-	sqlite3_finalize(s);
-	free(sorted);
-	return 0;
+	return ix_update(db, connection, print_root, full, NULL, st, NULL, d);
 }
 
 void

@@ -165,6 +165,13 @@ struct ix_tdocs {
 	const char	*annot_status;
 };
 
+/* The body of dbp_index_update and dbp_index_refresh (index.c): one
+ * write transaction.  filter: only these tables (NULL: all); a changed
+ * manifest widens it to all.  st, changed may be NULL. */
+int	 ix_update(sqlite3 *db, const char *connection, const char *print_root,
+	    int full, struct ix_map *filter, struct dbp_stats *st, int *changed,
+	    struct dbp_diag *d);
+
 struct ix_writer;	/* prepared statements of one run (fill.c) */
 
 int	 ix_writer_open(sqlite3 *db, struct ix_writer **w, struct dbp_diag *d);
