@@ -127,7 +127,7 @@ clean:
 # the targets with clang and libFuzzer into build/fuzz and runs each for
 # FUZZ_SECONDS with its dictionary fixtures/fuzz/<t>.dict, new inputs going
 # to build/fuzz/corpus/<t>/ and crashes to build/fuzz/crash/<t>/.
-FUZZ_TARGETS = ydoc index rpc uri cursor fnmatch
+FUZZ_TARGETS = ydoc index rpc uri cursor fnmatch http
 FUZZ_SECONDS ?= 60
 FUZZ_OPTS ?=
 FUZZ_COMMON = tests/fuzz/fuzz_common.c tests/fuzz/fuzz.h
@@ -142,6 +142,7 @@ FUZZ_SEEDS_rpc =
 FUZZ_SEEDS_uri =
 FUZZ_SEEDS_cursor =
 FUZZ_SEEDS_fnmatch =
+FUZZ_SEEDS_http =
 
 tests-build: $(FUZZ_REPLAY)
 

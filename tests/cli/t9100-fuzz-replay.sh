@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 export DBP_FUZZ_FIXTURES="$FIX"
-for t in ydoc index rpc uri cursor fnmatch; do
+for t in ydoc index rpc uri cursor fnmatch http; do
 	bin="$BUILD_ABS/fuzz/replay-$t"
 	if [ ! -x "$bin" ]; then
 		fail "replay-$t is built" "missing $bin"
