@@ -82,6 +82,16 @@ void	 ix_map_free(struct ix_map *m);
 extern void	(*dbp_index_progress)(long done, long total);
 
 /* ------------------------------------------------------------------ */
+/* YAML loading internals (ydoc.c), for the differential tests          */
+
+/* dbp_ydoc_parse by its exact two-pass path alone (compose a node graph,
+ * then construct), never the one-pass path it tries first.  Same
+ * contract as dbp_ydoc_parse. */
+cJSON	*ix_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d);
+/* dbp_float_repr with its digits found by bisection alone. */
+char	*ix_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX]);
+
+/* ------------------------------------------------------------------ */
 /* Kinds of print file (print.c)                                        */
 
 enum ix_kind {

@@ -35,7 +35,7 @@
 #include <xxhash.h>
 #include <yaml.h>
 
-#include "dbprint.h"
+#include "ix.h"
 
 /* PyYAML's name for a text stream, and the YAML 1.1 tag prefix. */
 #define YDOC_STREAM	"<unicode string>"
@@ -218,7 +218,7 @@ ydoc_digits_at(double x, int p, char cand[24], int *n, int *e)
  * one above the nearest, which is checked last.
  */
 static void
-ydoc_shortest(double x, char digits[24], int *ndig, int *decpt)
+ydoc_shortest_bisect(double x, char digits[24], int *ndig, int *decpt)
 {
 	char cand[24], up[24], tmp[40];
 	int lo = 1, hi = 17, mid, n, e, i, un, ue;
@@ -264,8 +264,43 @@ ydoc_shortest(double x, char digits[24], int *ndig, int *decpt)
 	*decpt = e + 1;
 }
 
-char *
-dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX])
+/*
+ * The same digits, cheaply for most x.  A decimal of at most DBL_DIG (15)
+ * significant digits survives the trip to the nearest normal double and
+ * back (C11 5.2.4.2.2), so when the shortest digits of x are 15 or fewer
+ * they are exactly the 15-digit rounding of x with its trailing zeros
+ * dropped; and when that rounding reads back as x, the shortest has 15 or
+ * fewer.  Otherwise (16 or 17 digits, or a subnormal x) bisect.
+ */
+static void
+ydoc_shortest(double x, char digits[24], int *ndig, int *decpt, int slow)
+{
+	char tmp[40];
+	int n, k;
+
+	if (slow || x < DBL_MIN) {
+		ydoc_shortest_bisect(x, digits, ndig, decpt);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*e", DBL_DIG - 1, x);
+	if (strtod(tmp, NULL) != x) {
+		ydoc_shortest_bisect(x, digits, ndig, decpt);
+		return;
+	}
+	/* "d.dddddddddddddde[+-]xx" */
+	digits[0] = tmp[0];
+	for (n = 1, k = 2; tmp[k] != 'e'; k++)
+		digits[n++] = tmp[k];
+	while (n > 1 && digits[n - 1] == '0')
+		n--;
+	digits[n] = '\0';
+	*ndig = n;
+	*decpt = atoi(tmp + k + 1) + 1;
+}
+
+/* dbp_float_repr, its digits found by bisection alone when slow. */
+static char *
+ydoc_float_repr(double x, char out[DBP_FLOAT_REPR_MAX], int slow)
 {
 	char dig[24], *o = out;
 	int n, decpt, i;
@@ -284,7 +319,7 @@ dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX])
 		strcpy(o, "0.0");
 		return out;
 	}
-	ydoc_shortest(fabs(x), dig, &n, &decpt);
+	ydoc_shortest(fabs(x), dig, &n, &decpt, slow);
 	if (decpt > -4 && decpt <= 16) {
 		if (decpt <= 0) {
 			*o++ = '0';
@@ -319,6 +354,18 @@ dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX])
 	snprintf(o, (size_t)(DBP_FLOAT_REPR_MAX - (o - out)), "e%c%02d",
 	    decpt - 1 < 0 ? '-' : '+', abs(decpt - 1));
 	return out;
+}
+
+char *
+dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX])
+{
+	return ydoc_float_repr(x, out, 0);
+}
+
+char *
+ix_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX])
+{
+	return ydoc_float_repr(x, out, 1);
 }
 
 const char *
@@ -965,10 +1012,13 @@ ydoc_resolve(const char *v, size_t len)
 	};
 	size_t i;
 
-	if (len == 0 || !strcmp(v, "~") || !strcmp(v, "null") ||
-	    !strcmp(v, "Null") || !strcmp(v, "NULL"))
+	if (len == 0)
 		return YT_NULL;
-	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+	/* Every null and bool spelling is 1 to 5 bytes long. */
+	if (len <= 5 && (!strcmp(v, "~") || !strcmp(v, "null") ||
+	    !strcmp(v, "Null") || !strcmp(v, "NULL")))
+		return YT_NULL;
+	for (i = 0; len <= 5 && i < sizeof(bools) / sizeof(bools[0]); i++)
 		if (strcmp(v, bools[i]) == 0)
 			return YT_BOOL;
 	if (strchr("-+0123456789.", v[0]) != NULL && ydoc_is_float(v, len))
@@ -1742,9 +1792,282 @@ ydoc_build(struct ydoc *y, const struct ynode *n, cJSON **out)
 }
 
 /* ------------------------------------------------------------------ */
+/* One pass: events straight into cJSON                                 */
 
-cJSON *
-dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
+/*
+ * Print files use no anchors, aliases, merge keys or explicit tags.  For
+ * such a document the graph of the exact path is not needed: each event
+ * goes straight into the cJSON tree, each scalar built by the constructor
+ * the exact path uses (ydoc_scalar), a duplicate key replacing the
+ * earlier value in place as ydoc_build_map does.  Anything else - an
+ * anchor, an alias, a tag, a "<<" key, a key that is not a scalar, a
+ * bound approached, any error at all - abandons the attempt (YF_BAIL) and
+ * the exact path parses the document again: it alone words the errors,
+ * in PyYAML's order.  A one-pass success is therefore always the tree the
+ * exact path builds (tests/unit/test_ydoc_fast.c checks both agree).
+ */
+#define YF_BAIL		(-2)
+/* Members of a mapping searched one by one for a duplicate key; a larger
+ * mapping gets a hash table (struct ykeys). */
+#define YF_LINEAR	16
+
+struct yflevel {
+	cJSON		*c;	/* the open container */
+	char		*key;	/* a mapping's key awaiting its value */
+	struct ykeys	 t;	/* slots, once c has more than YF_LINEAR */
+	size_t		 n;	/* members of c */
+};
+
+struct yfast {
+	struct yflevel	 lv[DBP_MAX_DEPTH];
+	int		 depth;
+	unsigned long	 nodes;	/* as the exact path counts them */
+	unsigned long	 bytes;
+};
+
+/* (Re)build level l's key table with room for twice its members. */
+static int
+ydoc_fast_rehash(struct yflevel *l)
+{
+	cJSON *c;
+	size_t cap;
+
+	for (cap = 64; cap < l->n * 4; cap *= 2)
+		;
+	free(l->t.slot);
+	if ((l->t.slot = calloc(cap, sizeof(*l->t.slot))) == NULL)
+		return -1;
+	l->t.mask = cap - 1;
+	for (c = l->c->child; c != NULL; c = c->next)
+		*ydoc_keys_find(&l->t, c->string) = c;
+	return 0;
+}
+
+/* Hang the complete value v (owned) under the open container, or make it
+ * the root.  0, or YF_BAIL (v freed). */
+static int
+ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
+{
+	struct yflevel *l;
+	cJSON *c, **slot = NULL;
+
+	if (f->depth == 0) {
+		*root = v;
+		return 0;
+	}
+	l = &f->lv[f->depth - 1];
+	if (cJSON_IsArray(l->c)) {
+		cJSON_AddItemToArray(l->c, v);
+		return 0;
+	}
+	v->string = l->key;
+	l->key = NULL;
+	if (l->t.slot != NULL) {
+		slot = ydoc_keys_find(&l->t, v->string);
+		c = *slot;
+	} else
+		for (c = l->c->child; c != NULL; c = c->next)
+			if (strcmp(c->string, v->string) == 0)
+				break;
+	if (c != NULL) {
+		/* A Python dict: the later value, the first place. */
+		cJSON_ReplaceItemViaPointer(l->c, c, v);
+		if (slot != NULL)
+			*slot = v;
+		return 0;
+	}
+	cJSON_AddItemToArray(l->c, v);
+	l->n++;
+	if (slot != NULL)
+		*slot = v;
+	if ((slot != NULL && l->n * 2 > l->t.mask + 1) ||
+	    (slot == NULL && l->n > YF_LINEAR))
+		return ydoc_fast_rehash(l) == -1 ? YF_BAIL : 0;
+	return 0;
+}
+
+/* A scalar event: the key of the open mapping, or a value to hang. */
+static int
+ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
+    cJSON **root)
+{
+	const char *tag = (const char *)ev->data.scalar.tag;
+	struct yflevel *l;
+	struct ynode n;
+	cJSON *v = NULL;
+
+	if (ev->data.scalar.anchor != NULL ||
+	    (tag != NULL && strcmp(tag, "!") != 0) ||
+	    ev->data.scalar.length > (size_t)DBP_MAX_SCALAR)
+		return YF_BAIL;
+	memset(&n, 0, sizeof(n));
+	n.kind = YK_SCALAR;
+	n.value = (char *)ev->data.scalar.value;
+	n.len = ev->data.scalar.length;
+	n.start = ev->start_mark;
+	if (memchr(n.value, '\0', n.len) != NULL)
+		return YF_BAIL;
+	if (++f->nodes > (unsigned long)DBP_MAX_NODES)
+		return YF_BAIL;
+	f->bytes += n.len + 1;
+	if (f->bytes > (unsigned long)DBP_MAX_DOC_BYTES)
+		return YF_BAIL;
+	n.tag = ev->data.scalar.plain_implicit ? ydoc_resolve(n.value, n.len) :
+	    YT_STR;
+	l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
+	if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL) {
+		/* A key: its Python str(). */
+		if (n.tag == YT_STR || n.tag == YT_VALUE)
+			l->key = strdup(n.value);
+		else if (n.tag == YT_MERGE || ydoc_scalar(y, &n, 1, &v) == -1)
+			return YF_BAIL;
+		else {
+			l->key = ydoc_key_text(v);
+			cJSON_Delete(v);
+		}
+		return l->key != NULL ? 0 : YF_BAIL;
+	}
+	if (n.tag == YT_MERGE || n.tag == YT_VALUE ||
+	    ydoc_scalar(y, &n, 0, &v) == -1)
+		return YF_BAIL;
+	return ydoc_fast_put(f, v, root);
+}
+
+/* One node event. */
+static int
+ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
+    cJSON **root)
+{
+	const unsigned char *anchor, *tag;
+	struct yflevel *l;
+	cJSON *c;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		return ydoc_fast_scalar(y, f, ev, root);
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (ev->type == YAML_SEQUENCE_START_EVENT) {
+			anchor = ev->data.sequence_start.anchor;
+			tag = ev->data.sequence_start.tag;
+		} else {
+			anchor = ev->data.mapping_start.anchor;
+			tag = ev->data.mapping_start.tag;
+		}
+		if (anchor != NULL || (tag != NULL &&
+		    strcmp((const char *)tag, "!") != 0) ||
+		    f->depth >= DBP_MAX_DEPTH ||
+		    ++f->nodes > (unsigned long)DBP_MAX_NODES)
+			return YF_BAIL;
+		/* A container as a key is unhashable: the exact path says. */
+		l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
+		if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL)
+			return YF_BAIL;
+		c = ev->type == YAML_SEQUENCE_START_EVENT ?
+		    cJSON_CreateArray() : cJSON_CreateObject();
+		if (c == NULL)
+			return YF_BAIL;
+		l = &f->lv[f->depth++];
+		memset(l, 0, sizeof(*l));
+		l->c = c;
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (f->depth == 0)
+			return YF_BAIL;
+		l = &f->lv[--f->depth];
+		c = l->c;
+		free(l->t.slot);
+		free(l->key);
+		memset(l, 0, sizeof(*l));
+		return ydoc_fast_put(f, c, root);
+	default:
+		return YF_BAIL;	/* an alias */
+	}
+}
+
+/* The document in one pass into *out (caller frees), or YF_BAIL with
+ * nothing kept. */
+static int
+ydoc_fast(struct ydoc *y, cJSON **out)
+{
+	struct yfast *f;
+	yaml_event_t ev;
+	cJSON *root = NULL;
+	int rc = YF_BAIL, i, step = 0;
+
+	*out = NULL;
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return YF_BAIL;
+	/* stream start, document start or stream end, the node events,
+	 * document end, stream end */
+	for (;;) {
+		if (!yaml_parser_parse(&y->parser, &ev))
+			goto out;
+		if (step == 0) {
+			step = 1;
+		} else if (step == 1) {
+			if (ev.type == YAML_STREAM_END_EVENT) {
+				yaml_event_delete(&ev);
+				root = cJSON_CreateNull();
+				rc = root != NULL ? 0 : YF_BAIL;
+				goto out;
+			}
+			step = 2;
+		} else if (step == 2) {
+			if (ydoc_fast_event(y, f, &ev, &root) != 0) {
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			if (root != NULL)
+				step = 3;
+		} else if (step == 3) {
+			step = 4;
+		} else {
+			rc = ev.type == YAML_STREAM_END_EVENT ? 0 : YF_BAIL;
+			yaml_event_delete(&ev);
+			goto out;
+		}
+		yaml_event_delete(&ev);
+	}
+out:
+	for (i = f->depth - 1; i >= 0; i--) {
+		cJSON_Delete(f->lv[i].c);
+		free(f->lv[i].key);
+		free(f->lv[i].t.slot);
+	}
+	free(f);
+	if (rc == 0)
+		*out = root;
+	else
+		cJSON_Delete(root);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Set up y's parser on buf[0..len) as PyYAML's CParser reads text. */
+static int
+ydoc_start(struct ydoc *y, const char *buf, size_t len)
+{
+	if (!yaml_parser_initialize(&y->parser))
+		return dbp_fail(y->d, "out of memory");
+	/* UTF-8, no guessing.  A leading byte-order mark is skipped, as
+	 * PyYAML's reader does; with the encoding set, libyaml would read it
+	 * as content. */
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	yaml_parser_set_input_string(&y->parser, (const unsigned char *)buf,
+	    len);
+	yaml_parser_set_encoding(&y->parser, YAML_UTF8_ENCODING);
+	return 0;
+}
+
+/* dbp_ydoc_parse; the one-pass path first unless exact. */
+static cJSON *
+ydoc_parse(const char *buf, size_t len, int exact, struct dbp_diag *d)
 {
 	struct ydoc y;
 	struct ynode *root = NULL;
@@ -1757,20 +2080,17 @@ dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
 		    (long)DBP_MAX_FILE_BYTES);
 		return NULL;
 	}
-	if (!yaml_parser_initialize(&y.parser)) {
-		dbp_fail(d, "out of memory");
+	if (!exact) {
+		if (ydoc_start(&y, buf, len) == -1)
+			return NULL;
+		if (ydoc_fast(&y, &out) == 0) {
+			yaml_parser_delete(&y.parser);
+			return out;
+		}
+		yaml_parser_delete(&y.parser);
+	}
+	if (ydoc_start(&y, buf, len) == -1)
 		return NULL;
-	}
-	/* As PyYAML's CParser for text: UTF-8, no guessing.  A leading
-	 * byte-order mark is skipped, as PyYAML's reader does; with the
-	 * encoding set, libyaml would read it as content. */
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
-		buf += 3;
-		len -= 3;
-	}
-	yaml_parser_set_input_string(&y.parser, (const unsigned char *)buf,
-	    len);
-	yaml_parser_set_encoding(&y.parser, YAML_UTF8_ENCODING);
 	if (ydoc_compose(&y, &root) == -1)
 		goto out;
 	if (root == NULL) {
@@ -1784,4 +2104,16 @@ out:
 	yaml_parser_delete(&y.parser);
 	ydoc_free_nodes(&y);
 	return out;
+}
+
+cJSON *
+dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
+{
+	return ydoc_parse(buf, len, 0, d);
+}
+
+cJSON *
+ix_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d)
+{
+	return ydoc_parse(buf, len, 1, d);
 }

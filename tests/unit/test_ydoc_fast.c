@@ -1,0 +1,268 @@
+/*
+ * test_ydoc_fast.c - the YAML loader's one-pass path against its exact
+ * two-pass path (indexer/ydoc.c): for every input, dbp_ydoc_parse and
+ * ix_ydoc_parse_exact give the same tree (compared as compact JSON, key
+ * order and number spellings included) or the same message.  Inputs: the
+ * cases below (each feature that makes the one-pass path give up, each
+ * duplicate-key regime, the depth bound), every file of fixtures/ (the bad-input
+ * catalogue, the fixture prints, the fuzz corpora) and the upstream
+ * example prints when present.  Also dbp_float_repr's cheap digits
+ * against bisection over many doubles.
+ */
+#include <sys/stat.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ix.h"
+
+/* The outcome of one loader: compact JSON, or "ERROR: " and the message.
+ * malloc'd. */
+static char *
+outcome(cJSON *(*load)(const char *, size_t, struct dbp_diag *),
+    const char *buf, size_t len)
+{
+	struct dbp_diag d;
+	cJSON *v;
+	char *out;
+
+	d.msg[0] = '\0';
+	v = load(buf, len, &d);
+	if (v == NULL) {
+		assert_true(d.msg[0] != '\0');
+		out = malloc(strlen(d.msg) + 8);
+		assert_non_null(out);
+		sprintf(out, "ERROR: %s", d.msg);
+		return out;
+	}
+	out = dbp_json_dump(v, DBP_JSON_COMPACT);
+	assert_non_null(out);
+	cJSON_Delete(v);
+	return out;
+}
+
+static int compared, differed;
+
+/* Compare both paths on buf; name says where it came from. */
+static void
+same(const char *name, const char *buf, size_t len)
+{
+	char *fast, *exact;
+
+	fast = outcome(dbp_ydoc_parse, buf, len);
+	exact = outcome(ix_ydoc_parse_exact, buf, len);
+	compared++;
+	if (strcmp(fast, exact) != 0) {
+		differed++;
+		print_error("%s: one pass and exact differ:\n%.300s\n--\n"
+		    "%.300s\n", name, fast, exact);
+	}
+	free(fast);
+	free(exact);
+}
+
+static void
+same_s(const char *text)
+{
+	same(text, text, strlen(text));
+}
+
+static void
+test_cases(void **state)
+{
+	static const char *const cases[] = {
+		"", "# nothing\n", "---\n", "a: 1\n", "- 1\n- two\n",
+		"a: {b: [1, 2.5, .inf, -.inf, .nan, 0x1f, 0o17, 017, 1_000]}\n",
+		"k: yes\nl: No\nm: ~\nn: null\no: 2024-01-02\n"
+		    "p: 2024-01-02 03:04:05.5 +01:00\nq: '1'\nr: \"x\\ty\"\n",
+		"1: a\ntrue: b\nnull: c\n1.5: d\n2024-01-01: e\n.inf: f\n"
+		    "~: g\n=: h\n0x10: i\n",
+		"a: 1\na: 2\nb: 3\na: 4\n",
+		/* anchors, aliases, merges, tags: the exact path's */
+		"a: &x 1\nb: *x\n", "a: &x [1, 2]\nb: *x\n",
+		"base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\n",
+		"c:\n  <<: [{x: 1}, {x: 2, z: 3}]\n", "c:\n  <<: 1\n",
+		"a: !!str 1\nb: !!int '7'\nc: !!float '1'\n",
+		"a: !!binary aGk=\n", "a: !foo x\n", "a: ! 12\n", "! 12\n",
+		"a: <<\n", "- <<\n", "a: =\n", "<<: {a: 1}\n",
+		"? [1, 2]\n: x\n", "? {a: 1}\n: x\n",
+		/* construction errors, and parse errors after them */
+		"a: 0b102\n", "a: 2024-13-01\n", "a: 99999999999999999999\n",
+		"a: 2024-13-01\nb: [\n", "a: *nope\n", "a: &x 1\nb: &x 2\n",
+		"a: 1\n---\nb: 2\n", "a: [1, 2\n", "a:\n  - 1\n - 2\n",
+		"\xEF\xBB\xBF" "a: 1\n", "a: \"\\0\"\n",
+		"a: 1\nb: 2\n...\n", "--- 1\n...\n",
+	};
+	char buf[4096], *p;
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		same_s(cases[i]);
+	/* Mappings around the linear-search bound, with duplicates early
+	 * and late, so both lookups replace in place. */
+	for (k = 1; k <= 80; k++) {
+		int j;
+
+		p = buf;
+		for (j = 0; j < k; j++)
+			p += sprintf(p, "k%d: %d\n", j % (k / 2 + 1), j);
+		for (j = 0; j < k; j += 7)
+			p += sprintf(p, "k%d: late%d\n", j, j);
+		same_s(buf);
+	}
+	/* Nesting at and past DBP_MAX_DEPTH. */
+	for (k = DBP_MAX_DEPTH - 2; k <= DBP_MAX_DEPTH + 2; k++) {
+		int j;
+
+		p = buf;
+		for (j = 0; j < k; j++)
+			*p++ = '[';
+		for (j = 0; j < k; j++)
+			*p++ = ']';
+		*p = '\0';
+		same_s(buf);
+	}
+	assert_int_equal(differed, 0);
+}
+
+/* A mapping of many members, some repeated: the hash table regime. */
+static void
+test_large_map(void **state)
+{
+	struct dbp_buf b;
+	int j;
+
+	(void)state;
+	dbp_buf_init(&b, 1 << 24);
+	for (j = 0; j < 5000; j++)
+		dbp_buf_addf(&b, "key%d: %d\n", (j * 7919) % 3001, j);
+	assert_false(b.failed);
+	same("large map", b.ptr, b.len);
+	dbp_buf_release(&b);
+	assert_int_equal(differed, 0);
+}
+
+static int
+file_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	struct dbp_diag d;
+	size_t len;
+	char *buf;
+
+	(void)ftw;
+	if (flag != FTW_F || sb->st_size > 4 * 1024 * 1024)
+		return 0;
+	if (dbp_read_file(path, DBP_MAX_FILE_BYTES, &buf, &len, NULL,
+	    &d) == -1)
+		return 0;
+	same(path, buf, len);
+	free(buf);
+	return 0;
+}
+
+static void
+walk(const char *rel, int required)
+{
+	const char *src = getenv("SRCDIR");
+	char dir[DBP_MAX_PATH];
+	struct stat sb;
+	int before = compared;
+
+	snprintf(dir, sizeof(dir), "%s/%s", src != NULL ? src : ".", rel);
+	if (stat(dir, &sb) == -1) {
+		if (required)
+			fail_msg("no %s", dir);
+		return;
+	}
+	assert_int_equal(nftw(dir, file_one, 16, FTW_PHYS), 0);
+	assert_true(compared > before);
+}
+
+/* Every fixture file, YAML or not: the bad-input catalogue, the fixture
+ * prints, the fuzz corpora of every target. */
+static void
+test_fixtures(void **state)
+{
+	(void)state;
+	walk("fixtures", 1);
+	assert_int_equal(differed, 0);
+}
+
+static void
+test_examples(void **state)
+{
+	const char *src = getenv("SRCDIR");
+	char dir[DBP_MAX_PATH];
+	struct stat sb;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/../shared/upstream/docs/format/v1/"
+	    "examples", src != NULL ? src : ".");
+	if (stat(dir, &sb) == -1) {
+		skip();
+		return;
+	}
+	walk("../shared/upstream/docs/format/v1/examples", 1);
+	assert_int_equal(differed, 0);
+}
+
+/* The cheap digits of dbp_float_repr against bisection: random bit
+ * patterns (every exponent, subnormals included), and short decimals
+ * as prints spell them. */
+static void
+test_float_digits(void **state)
+{
+	char a[DBP_FLOAT_REPR_MAX], b[DBP_FLOAT_REPR_MAX], t[64];
+	uint64_t s = 0x9e3779b97f4a7c15ULL, bits;
+	double x;
+	int i, bad = 0;
+
+	(void)state;
+	for (i = 0; i < 60000; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		if (i % 3 == 0) {
+			bits = s;
+			memcpy(&x, &bits, sizeof(x));
+		} else if (i % 3 == 1) {
+			snprintf(t, sizeof(t), "%.*f", (int)(s % 9),
+			    (double)(s >> 20) / (double)(1 + (s & 0xfffff)));
+			x = strtod(t, NULL);
+		} else {
+			snprintf(t, sizeof(t), "%de%d", (int)(s % 100000),
+			    (int)(s >> 40) % 640 - 330);
+			x = strtod(t, NULL);
+		}
+		dbp_float_repr(x, a);
+		ix_float_repr_slow(x, b);
+		if (strcmp(a, b) != 0 && bad++ < 10)
+			print_error("%.17g: %s, bisection %s\n", x, a, b);
+	}
+	assert_int_equal(bad, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_large_map),
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_float_digits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
