@@ -45,8 +45,8 @@ static const char *const w_sql[W_NSTMT] = {
 	[W_INS_VALUE] = "INSERT INTO column_values (column_id, ord, value, "
 	    "text, fold, count, spelling_of, note) VALUES "
 	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[W_INS_TRIGRAM] = "INSERT OR IGNORE INTO value_trigrams (column_id, "
-	    "trigram, ord) VALUES (?1, ?2, ?3)",
+	[W_INS_TRIGRAM] = "INSERT INTO value_trigrams (column_id, trigram, "
+	    "postings) VALUES (?1, ?2, ?3)",
 	[W_INS_VNOTE] = "INSERT OR REPLACE INTO value_notes (table_fqn, name, "
 	    "ord, value, text, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[W_INS_EDGE] = "INSERT INTO edges (source, file_table, direction, ord, "
@@ -60,6 +60,14 @@ static const char *const w_sql[W_NSTMT] = {
 	    "catalog_only = ?7, disabled = ?8, annot_status = ?9 WHERE fqn = ?1",
 };
 
+/* One trigram of one value of a long list, gathered until the list's
+ * posting lists are written (f_postings). */
+struct f_tri {
+	char		t[12];		/* UTF-8 bytes, NUL-padded */
+	uint32_t	ord;		/* column_values.ord */
+	uint32_t	n;		/* distinct trigrams of the value */
+};
+
 struct ix_writer {
 	sqlite3		*db;
 	sqlite3_stmt	*st[W_NSTMT];
@@ -68,6 +76,9 @@ struct ix_writer {
 	struct dbp_buf	 json;		/* scratch: a value's JSON */
 	char		*fold;		/* scratch: its fold */
 	size_t		 foldcap;
+	struct f_tri	*tri;		/* scratch: a long list's trigrams */
+	size_t		 ntri, tricap;
+	struct dbp_buf	 post;		/* scratch: one posting list */
 };
 
 int
@@ -81,6 +92,7 @@ ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
 		return dbp_fail(d, "out of memory");
 	w->db = db;
 	dbp_buf_init(&w->json, DBP_MAX_SCALAR * 12 + 16);
+	dbp_buf_init(&w->post, DBP_MAX_DOC_BYTES);
 	for (i = 0; i < W_NSTMT; i++) {
 		if (sqlite3_prepare_v3(db, w_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
@@ -103,7 +115,9 @@ ix_writer_close(struct ix_writer *w)
 	for (i = 0; i < W_NSTMT; i++)
 		sqlite3_finalize(w->st[i]);
 	dbp_buf_release(&w->json);
+	dbp_buf_release(&w->post);
 	free(w->fold);
+	free(w->tri);
 	free(w);
 }
 
@@ -405,46 +419,131 @@ f_notes_load(struct ix_writer *w, const char *fqn, const char *name,
 /* ------------------------------------------------------------------ */
 /* Values and trigrams                                                  */
 
-/* Insert the trigrams of "  " + fold + "  " for value ord. */
-static int
-f_trigrams(struct ix_writer *w, sqlite3_int64 cid, int ord, const char *fold)
+/* Empty b for reuse, keeping its memory. */
+static void
+f_buf_clear(struct dbp_buf *b)
 {
-	sqlite3_stmt *s = w->st[W_INS_TRIGRAM];
-	struct dbp_buf b;
-	const unsigned char *p;
-	size_t starts[4], nst = 0, i;
-	int rc = 0;
+	b->len = 0;
+	b->failed = 0;
+	if (b->ptr != NULL)
+		b->ptr[0] = '\0';
+}
 
-	dbp_buf_init(&b, DBP_MAX_FILE_BYTES);
-	dbp_buf_adds(&b, "  ");
-	dbp_buf_adds(&b, fold);
-	dbp_buf_adds(&b, "  ");
-	if (b.failed) {
-		dbp_buf_release(&b);
-		return 0;
-	}
+static int
+f_tri_cmp(const void *a, const void *b)
+{
+	const struct f_tri *x = a, *y = b;
+	int c;
+
+	if ((c = memcmp(x->t, y->t, sizeof(x->t))) != 0)
+		return c;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Gather the distinct trigrams of "  " + fold + "  " for value ord into
+ * w->tri (a trigram longer than 12 bytes, never one of valid UTF-8, is
+ * left out). */
+static int
+f_trigrams(struct ix_writer *w, int ord, const char *fold)
+{
+	const unsigned char *p;
+	struct f_tri *t;
+	size_t starts[4], nst = 0, i, len, first = w->ntri, n, k;
+
+	f_buf_clear(&w->post);
+	dbp_buf_adds(&w->post, "  ");
+	dbp_buf_adds(&w->post, fold);
+	dbp_buf_adds(&w->post, "  ");
+	if (w->post.failed)
+		return dbp_fail(w->d, "out of memory");
 	/* Walk code points, keeping the start offsets of the last three. */
-	p = (const unsigned char *)b.ptr;
-	for (i = 0; i <= b.len; i++) {
-		if (i < b.len && (p[i] & 0xc0) == 0x80)
+	p = (const unsigned char *)w->post.ptr;
+	for (i = 0; i <= w->post.len; i++) {
+		if (i < w->post.len && (p[i] & 0xc0) == 0x80)
 			continue;
 		starts[nst < 4 ? nst : 3] = i;
 		if (nst < 4)
 			nst++;
-		if (nst == 4) {
-			sqlite3_bind_int64(s, 1, cid);
-			sqlite3_bind_text(s, 2, b.ptr + starts[0],
-			    (int)(starts[3] - starts[0]), SQLITE_STATIC);
-			sqlite3_bind_int(s, 3, ord);
-			if ((rc = w_step(w, W_INS_TRIGRAM)) == -1)
-				break;
-			starts[0] = starts[1];
-			starts[1] = starts[2];
-			starts[2] = starts[3];
-			nst = 3;
+		if (nst < 4)
+			continue;
+		len = starts[3] - starts[0];
+		if (len <= sizeof(t->t)) {
+			if (w->ntri == w->tricap) {
+				n = w->tricap == 0 ? 1024 : w->tricap * 2;
+				if ((t = realloc(w->tri, n * sizeof(*t))) ==
+				    NULL)
+					return dbp_fail(w->d, "out of memory");
+				w->tri = t;
+				w->tricap = n;
+			}
+			t = &w->tri[w->ntri++];
+			memset(t->t, 0, sizeof(t->t));
+			memcpy(t->t, p + starts[0], len);
+			t->ord = (uint32_t)ord;
 		}
+		starts[0] = starts[1];
+		starts[1] = starts[2];
+		starts[2] = starts[3];
+		nst = 3;
 	}
-	dbp_buf_release(&b);
+	/* This value's trigrams, once each, all knowing how many. */
+	n = w->ntri - first;
+	if (n > 1)
+		qsort(w->tri + first, n, sizeof(*w->tri), f_tri_cmp);
+	for (i = first, k = first; i < w->ntri; i++)
+		if (k == first || memcmp(w->tri[k - 1].t, w->tri[i].t,
+		    sizeof(w->tri[i].t)) != 0)
+			w->tri[k++] = w->tri[i];
+	w->ntri = k;
+	for (i = first; i < k; i++)
+		w->tri[i].n = (uint32_t)(k - first);
+	return 0;
+}
+
+/* Append v as an unsigned LEB128 varint. */
+static void
+f_varint(struct dbp_buf *b, uint32_t v)
+{
+	while (v >= 0x80) {
+		dbp_buf_addc(b, (char)((v & 0x7f) | 0x80));
+		v >>= 7;
+	}
+	dbp_buf_addc(b, (char)v);
+}
+
+/* Write the gathered trigrams of column cid as one value_trigrams row
+ * per trigram (the postings format is in schema.sql), and forget them. */
+static int
+f_postings(struct ix_writer *w, sqlite3_int64 cid)
+{
+	sqlite3_stmt *s = w->st[W_INS_TRIGRAM];
+	size_t i, j;
+	uint32_t prev;
+	int rc = 0;
+
+	if (w->ntri > 1)
+		qsort(w->tri, w->ntri, sizeof(*w->tri), f_tri_cmp);
+	for (i = 0; i < w->ntri && rc == 0; i = j) {
+		f_buf_clear(&w->post);
+		prev = 0;
+		for (j = i; j < w->ntri && memcmp(w->tri[j].t, w->tri[i].t,
+		    sizeof(w->tri[i].t)) == 0; j++) {
+			f_varint(&w->post, w->tri[j].ord - prev);
+			f_varint(&w->post, w->tri[j].n);
+			prev = w->tri[j].ord;
+		}
+		if (w->post.failed) {
+			rc = dbp_fail(w->d, "out of memory");
+			break;
+		}
+		sqlite3_bind_int64(s, 1, cid);
+		sqlite3_bind_text(s, 2, w->tri[i].t, (int)strnlen(w->tri[i].t,
+		    sizeof(w->tri[i].t)), SQLITE_STATIC);
+		sqlite3_bind_blob(s, 3, w->post.ptr, (int)w->post.len,
+		    SQLITE_STATIC);
+		rc = w_step(w, W_INS_TRIGRAM);
+	}
+	w->ntri = 0;
 	return rc;
 }
 
@@ -463,6 +562,7 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 		if (cJSON_IsObject(it))
 			n++;
 	tri = n > IX_TRIGRAM_MIN_VALUES;
+	w->ntri = 0;
 	cJSON_ArrayForEach(it, vals) {
 		if (!cJSON_IsObject(it))
 			continue;
@@ -515,13 +615,13 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 		    text != NULL ? text : "None") : NULL);
 		rc = w_step(w, W_INS_VALUE);
 		if (rc == 0 && tri && text != NULL)
-			rc = f_trigrams(w, cid, ord, w->fold);
+			rc = f_trigrams(w, ord, w->fold);
 		free(owned);
 		if (rc == -1)
 			return -1;
 		ord++;
 	}
-	return 0;
+	return tri ? f_postings(w, cid) : 0;
 }
 
 /* ------------------------------------------------------------------ */

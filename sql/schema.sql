@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 2
+-- SCHEMA_VERSION 3
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -174,12 +174,19 @@ CREATE TABLE column_values (
 CREATE INDEX column_values_by_fold ON column_values(column_id, fold);
 
 -- Character trigrams of the folded values of long lists, for resolve_value's
--- nearest match (lists shorter than the threshold are scored directly).
+-- nearest match (lists shorter than the threshold are scored directly): one
+-- row per trigram of a column, holding the posting list of the values whose
+-- "  " || fold || "  " contains it.  postings is, for each such value in ord
+-- order, two unsigned LEB128 varints (7 bits a byte, low first, the high bit
+-- set on every byte but the last): the ord's distance from the previous
+-- entry's ord (the first entry: the ord itself), then the number of
+-- distinct trigrams of the value.  So the Jaccard similarity of a text with
+-- every value sharing a trigram comes from the text's rows alone.
 CREATE TABLE value_trigrams (
 	column_id	INTEGER NOT NULL,
 	trigram		TEXT NOT NULL,
-	ord		INTEGER NOT NULL,	-- column_values.ord
-	PRIMARY KEY (column_id, trigram, ord)
+	postings	BLOB NOT NULL,
+	PRIMARY KEY (column_id, trigram)
 ) WITHOUT ROWID;
 
 -- Per-value notes of statistics.annotations.yaml (values[]), in file order.

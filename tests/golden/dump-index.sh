@@ -54,8 +54,8 @@ SELECT c.table_fqn, c.label, v.ord, substr(v.value, 1, 160),
        v.spelling_of, v.note
   FROM column_values v JOIN columns c ON c.id = v.column_id
  ORDER BY c.table_fqn, c.name, c.part, v.ord;
-SELECT '## value_trigrams (per column: rows, distinct trigrams)';
-SELECT c.table_fqn, c.label, count(*), count(DISTINCT t.trigram)
+SELECT '## value_trigrams (per column: trigrams, posting bytes)';
+SELECT c.table_fqn, c.label, count(*), sum(length(t.postings))
   FROM value_trigrams t JOIN columns c ON c.id = t.column_id
  GROUP BY c.id ORDER BY c.table_fqn, c.name, c.part;
 SELECT '## value_notes';

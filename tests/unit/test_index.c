@@ -548,9 +548,18 @@ test_trigrams(void **state)
 	run();
 	assert_int_equal(qi("SELECT count(*) FROM column_values"),
 	    DBP_TRIGRAM_MIN_VALUES + 2);
+	/* abc alone holds its trigrams: postings of one entry, varint
+	 * ord (201: C9 01), then its five distinct trigrams. */
+	assert_int_equal(DBP_TRIGRAM_MIN_VALUES + 1, 201);
 	assert_string_equal(q("SELECT group_concat(trigram, '|') FROM (SELECT "
-	    "trigram FROM value_trigrams WHERE ord = %d ORDER BY trigram)",
-	    DBP_TRIGRAM_MIN_VALUES + 1), "  a| ab|abc|bc |c  ");
+	    "trigram FROM value_trigrams WHERE postings = X'C90105' ORDER BY "
+	    "trigram)"), "  a| ab|abc|bc |c  ");
+	/* Every vNNNN holds "  v": ord 0 (v0000: 6 distinct trigrams, 000
+	 * twice), then ord 0 + 1 (v0001: 7), ... */
+	assert_string_equal(q("SELECT substr(hex(postings), 1, 8) FROM "
+	    "value_trigrams WHERE trigram = '  v'"), "00060107");
+	assert_int_equal(qi("SELECT length(postings) FROM value_trigrams "
+	    "WHERE trigram = '  v'"), (DBP_TRIGRAM_MIN_VALUES + 1) * 2);
 }
 
 static void
