@@ -6,8 +6,8 @@
  * values: one index lookup on column_values(column_id, fold)); definition
  * (a value's note names the text on word boundaries, either way round:
  * only the column's few per-value notes are read); nearest (trigram
- * Jaccard above a floor: a long list is narrowed through value_trigrams to
- * the values sharing enough trigrams, a short one is scored whole); none;
+ * Jaccard above a floor: a long list is scored from the posting lists of
+ * the text's own trigrams in value_trigrams, a short one whole); none;
  * or unavailable with its reason.  Every non-list key rides every page;
  * spellings or candidates are walked before domain.
  *
@@ -590,23 +590,6 @@ out:
 	return res;
 }
 
-/* A nearest candidate from the trigram postings. */
-struct rv_hit {
-	unsigned	 hits;		/* trigrams shared with the text */
-	size_t		 ord;
-};
-
-/* Most shared trigrams first, then list order. */
-static int
-rv_cmp_hits(const void *a, const void *b)
-{
-	const struct rv_hit *x = a, *y = b;
-
-	if (x->hits != y->hits)
-		return x->hits > y->hits ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
 static int
 rv_near_cmp(const void *a, const void *b)
 {
@@ -617,6 +600,17 @@ rv_near_cmp(const void *a, const void *b)
 		return x->score > y->score ? -1 : 1;
 	if ((c = strcmp(x->text, y->text)) != 0)
 		return c;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Highest score first, then list order: the order before texts are read. */
+static int
+rv_near_cmp_score(const void *a, const void *b)
+{
+	const struct rv_near *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
@@ -654,20 +648,205 @@ rv_near_consider(struct rv_near *top, size_t *ntop,
 	return 0;
 }
 
+/* One value met in the text's posting lists. */
+struct rv_acc {
+	uint32_t	 ord;
+	uint32_t	 hits;		/* the text's trigrams it holds */
+	uint32_t	 n;		/* its own distinct trigrams */
+};
+
+/* The posting lists of a long list's values (value_trigrams). */
+struct rv_post {
+	uint32_t	*slot;		/* per ord: index + 1 into acc, or 0 */
+	uint32_t	 nord;		/* ords below this are valid */
+	struct rv_acc	*acc;
+	size_t		 nacc;
+};
+
+/* Read one unsigned LEB128 varint at *p (below end) into *v: 0, or -1
+ * when it is cut short or longer than 32 bits. */
+static int
+rv_varint(const unsigned char **p, const unsigned char *end, uint32_t *v)
+{
+	uint32_t x = 0;
+	int shift;
+
+	for (shift = 0; shift < 35 && *p < end; shift += 7) {
+		x |= (uint32_t)(**p & 0x7f) << shift;
+		if ((*(*p)++ & 0x80) == 0) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Count one posting list (the format is in schema.sql) into pp.  -1 on
+ * a malformed list. */
+static int
+rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	uint32_t ord = 0, delta, n;
+	struct rv_acc *a;
+	int first = 1;
+
+	while (p < end) {
+		/* ords strictly ascending, each below nord */
+		if (rv_varint(&p, end, &delta) == -1 ||
+		    rv_varint(&p, end, &n) == -1 || (!first && delta == 0) ||
+		    delta >= pp->nord - ord || n == 0)
+			return -1;
+		ord += delta;
+		first = 0;
+		if (pp->slot[ord] != 0) {
+			pp->acc[pp->slot[ord] - 1].hits++;
+			continue;
+		}
+		a = &pp->acc[pp->nacc];
+		a->ord = ord;
+		a->hits = 1;
+		a->n = n;
+		pp->slot[ord] = (uint32_t)++pp->nacc;
+	}
+	return 0;
+}
+
 /*
- * nearest: with trigram rows for the column (a long list), only values
- * sharing at least ceil(0.3 * |T(text)|) trigrams with the text can
- * reach the floor (J >= 0.3 needs |A & B| >= 0.3 |A | B| >= 0.3 |A|), so
- * those are counted from the trigram postings and scored exactly; a
- * short list is scored whole.
+ * nearest over a long list: every value holding one of the text's
+ * trigrams is met in their posting lists, which carry each value's own
+ * trigram count, so its Jaccard |A & B| / (|A| + |B| - |A & B|) is exact
+ * without reading the value.  Only the values at or above the fifth
+ * score (ties included) have their texts read, to order them as the
+ * short path does: score, then str(value), then list order.  *top gets
+ * at most TM_NEAREST_LIMIT entries.
+ */
+static int
+rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
+    sqlite3_stmt *os, struct rv_near *top, size_t *ntop)
+{
+	static const char sql_max[] = "SELECT max(ord) FROM column_values "
+	    "WHERE column_id = ?1";
+	static const char sql_post[] = "SELECT postings FROM value_trigrams "
+	    "WHERE column_id = ?1 AND trigram = ?2";
+	struct rv_post pp;
+	struct rv_near *cand = NULL;
+	sqlite3_stmt *st = NULL;
+	const unsigned char *blob;
+	size_t i, nc = 0, m, k;
+	sqlite3_int64 maxord = -1;
+	char tri[13];
+	int rc, res = -1;
+
+	memset(&pp, 0, sizeof(pp));
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_max, -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	sqlite3_bind_int64(st, 1, r->col.id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		maxord = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_ROW)
+		goto dberr;
+	if (maxord < 0 || maxord >= (sqlite3_int64)UINT32_MAX / 2)
+		return 0;
+	pp.nord = (uint32_t)maxord + 1;
+	if ((pp.slot = calloc(pp.nord, sizeof(*pp.slot))) == NULL ||
+	    (pp.acc = malloc(pp.nord * sizeof(*pp.acc))) == NULL)
+		goto oom;
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	for (i = 0; i < q->n; i++) {
+		tm_trigram_text(q->v[i], tri);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->col.id);
+		sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_DONE)
+			continue;
+		if (rc != SQLITE_ROW)
+			goto dberr;
+		blob = sqlite3_column_blob(st, 0);
+		if (blob != NULL && rv_post_add(&pp, blob,
+		    (size_t)sqlite3_column_bytes(st, 0)) == -1) {
+			call_fail(r->c, "index read failed: a malformed "
+			    "value_trigrams row for trigram '%s'", tri);
+			goto out;
+		}
+	}
+	/* Exact scores; those below the floor are out. */
+	if (pp.nacc > 0 && (cand = malloc(pp.nacc * sizeof(*cand))) == NULL)
+		goto oom;
+	for (i = 0; i < pp.nacc; i++) {
+		struct rv_acc *a = &pp.acc[i];
+		double s = (double)a->hits / (double)(q->n + a->n - a->hits);
+
+		if (a->hits > a->n) {
+			call_fail(r->c, "index read failed: a malformed "
+			    "value_trigrams row (value %u holds more of the "
+			    "text's trigrams than it has)", (unsigned)a->ord);
+			goto out;
+		}
+		if (s < TM_NEAREST_FLOOR)
+			continue;
+		cand[nc].ord = (int)a->ord;
+		cand[nc].score = s;
+		cand[nc++].text = NULL;
+	}
+	if (nc == 0) {
+		res = 0;
+		goto out;
+	}
+	qsort(cand, nc, sizeof(*cand), rv_near_cmp_score);
+	/* Everything scoring at least the fifth score may place. */
+	m = nc < TM_NEAREST_LIMIT ? nc : TM_NEAREST_LIMIT;
+	while (m < nc && cand[m].score == cand[m - 1].score)
+		m++;
+	for (k = 0; k < m; k++) {
+		const char *t;
+
+		sqlite3_reset(os);
+		sqlite3_bind_int64(os, 1, r->col.id);
+		sqlite3_bind_int(os, 2, cand[k].ord);
+		if (sqlite3_step(os) != SQLITE_ROW)
+			goto dberr;
+		t = (const char *)sqlite3_column_text(os, 5);
+		if ((cand[k].text = strdup(t != NULL ? t : "")) == NULL)
+			goto oom;
+	}
+	qsort(cand, m, sizeof(*cand), rv_near_cmp);
+	for (k = 0; k < m && k < TM_NEAREST_LIMIT; k++) {
+		top[(*ntop)++] = cand[k];
+		cand[k].text = NULL;
+	}
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+out:
+	for (k = 0; cand != NULL && k < nc; k++)
+		free(cand[k].text);
+	free(cand);
+	free(pp.slot);
+	free(pp.acc);
+	sqlite3_finalize(st);
+	return res;
+}
+
+/*
+ * nearest: a long list (one with value_trigrams rows) is scored from the
+ * text's posting lists (rv_nearest_long); a short one is scored whole.
  */
 static int
 rv_nearest(struct rv *r, cJSON *arr)
 {
 	static const char sql_has[] = "SELECT 1 FROM value_trigrams WHERE "
 	    "column_id = ?1 LIMIT 1";
-	static const char sql_post[] = "SELECT ord FROM value_trigrams WHERE "
-	    "column_id = ?1 AND trigram = ?2";
 	static const char sql_all[] = "SELECT ord, text, fold FROM "
 	    "column_values WHERE column_id = ?1 AND fold IS NOT NULL";
 	static const char sql_ord[] = "SELECT ord, value, count, note, "
@@ -676,11 +855,8 @@ rv_nearest(struct rv *r, cJSON *arr)
 	struct rv_near top[TM_NEAREST_LIMIT];
 	struct tm_trigrams q;
 	sqlite3_stmt *st = NULL, *os = NULL;
-	unsigned short *hits = NULL;
-	struct rv_hit *cand = NULL;
-	size_t ntop = 0, i, need, nh, nc, k;
-	char tri[13];
-	int rc, res = -1, longlist, ord;
+	size_t ntop = 0, i;
+	int rc, res = -1, longlist;
 	cJSON *p;
 
 	memset(&q, 0, sizeof(q));
@@ -697,62 +873,8 @@ rv_nearest(struct rv *r, cJSON *arr)
 	    SQLITE_OK)
 		goto dberr;
 	if (longlist) {
-		nh = r->col.listed > 0 ? (size_t)r->col.listed : 0;
-		if ((hits = calloc(nh + 1, sizeof(*hits))) == NULL)
-			goto oom;
-		/* ceil(0.3 |A|) in integers: 0.3 * 10 is above 3 in
-		 * doubles */
-		need = (q.n * 3 + 9) / 10;
-		if (need == 0)
-			need = 1;
-		if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st,
-		    NULL) != SQLITE_OK)
-			goto dberr;
-		for (i = 0; i < q.n; i++) {
-			tm_trigram_text(q.v[i], tri);
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, r->col.id);
-			sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-				ord = sqlite3_column_int(st, 0);
-				if (ord >= 0 && (size_t)ord < nh &&
-				    hits[ord] < 0xffff)
-					hits[ord]++;
-			}
-			if (rc != SQLITE_DONE)
-				goto dberr;
-		}
-		/* Score the candidates by most shared trigrams first: a value
-		 * sharing h of the text's |A| scores at most h / |A|, so once
-		 * five are held the rest can stop below the fifth's score. */
-		for (i = 0, nc = 0; i < nh; i++)
-			if (hits[i] >= need)
-				nc++;
-		if (nc > 0 && (cand = malloc(nc * sizeof(*cand))) == NULL)
-			goto oom;
-		for (i = 0, nc = 0; i < nh; i++)
-			if (hits[i] >= need) {
-				cand[nc].hits = hits[i];
-				cand[nc++].ord = i;
-			}
-		if (nc > 1)
-			qsort(cand, nc, sizeof(*cand), rv_cmp_hits);
-		for (k = 0; k < nc; k++) {
-			i = cand[k].ord;
-			if (ntop == TM_NEAREST_LIMIT && (double)cand[k].hits /
-			    (double)q.n < top[TM_NEAREST_LIMIT - 1].score)
-				break;
-			sqlite3_reset(os);
-			sqlite3_bind_int64(os, 1, r->col.id);
-			sqlite3_bind_int(os, 2, (int)i);
-			if (sqlite3_step(os) != SQLITE_ROW ||
-			    sqlite3_column_type(os, 6) == SQLITE_NULL)
-				continue;
-			if (rv_near_consider(top, &ntop, &q, (int)i,
-			    (const char *)sqlite3_column_text(os, 5),
-			    (const char *)sqlite3_column_text(os, 6)) == -1)
-				goto oom;
-		}
+		if (rv_nearest_long(r, &q, os, top, &ntop) == -1)
+			goto out;
 	} else {
 		if (sqlite3_prepare_v2(r->c->conn->db, sql_all, -1, &st,
 		    NULL) != SQLITE_OK)
@@ -790,8 +912,6 @@ out:
 	for (i = 0; i < ntop; i++)
 		free(top[i].text);
 	tm_trigrams_free(&q);
-	free(hits);
-	free(cand);
 	sqlite3_finalize(st);
 	sqlite3_finalize(os);
 	return res;
