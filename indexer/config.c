@@ -190,6 +190,22 @@ cfg_lower(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
+/* Put item into obj under key (replacing what is there when replace),
+ * taking it: on failure (out of memory) it is deleted.  0, or -1 with d
+ * set. */
+static int
+cfg_put(cJSON *obj, const char *key, cJSON *item, int replace,
+    struct dbp_diag *d)
+{
+	if (item == NULL || !(replace ?
+	    cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item) :
+	    cJSON_AddItemToObject(obj, key, item))) {
+		cJSON_Delete(item);
+		return dbp_fail(d, "out of memory");
+	}
+	return 0;
+}
+
 /* Lower-case a rule's include/exclude patterns in place; a lone string
  * becomes a one-element list; include defaults to ["*"]. */
 static int
@@ -202,22 +218,24 @@ cfg_rule_patterns(cJSON *rule, const char *key, const char *subject,
 	if (v == NULL || cJSON_IsNull(v)) {
 		if (strcmp(key, "include") != 0)
 			return 0;
-		if ((arr = cJSON_CreateArray()) == NULL ||
-		    !cJSON_AddItemToArray(arr, cJSON_CreateString("*")))
+		if ((arr = cJSON_CreateArray()) == NULL)
 			return dbp_fail(d, "out of memory");
-		if (v != NULL)
-			cJSON_ReplaceItemInObjectCaseSensitive(rule, key, arr);
-		else
-			cJSON_AddItemToObject(rule, key, arr);
-		return 0;
+		if (!cJSON_AddItemToArray(arr, cJSON_CreateString("*"))) {
+			cJSON_Delete(arr);
+			return dbp_fail(d, "out of memory");
+		}
+		return cfg_put(rule, key, arr, v != NULL, d);
 	}
 	if (cJSON_IsString(v)) {
 		cfg_lower(v->valuestring);
 		if ((arr = cJSON_CreateArray()) == NULL)
 			return dbp_fail(d, "out of memory");
-		cJSON_AddItemToArray(arr, cJSON_CreateString(v->valuestring));
-		cJSON_ReplaceItemInObjectCaseSensitive(rule, key, arr);
-		return 0;
+		if (!cJSON_AddItemToArray(arr,
+		    cJSON_CreateString(v->valuestring))) {
+			cJSON_Delete(arr);
+			return dbp_fail(d, "out of memory");
+		}
+		return cfg_put(rule, key, arr, 1, d);
 	}
 	if (!cJSON_IsArray(v))
 		return dbp_fail(d, "%s: %s must be a list of patterns, got %s.",
@@ -269,9 +287,10 @@ cfg_rules(const char *path, cJSON *block, const char *what, cJSON *out,
 		if (cfg_rule_patterns(rule, "include", subject, d) == -1 ||
 		    cfg_rule_patterns(rule, "exclude", subject, d) == -1)
 			return -1;
-		if (cJSON_GetObjectItemCaseSensitive(rule, "_label") == NULL)
-			cJSON_AddItemToObject(rule, "_label",
-			    cJSON_CreateString(label));
+		if (cJSON_GetObjectItemCaseSensitive(rule, "_label") == NULL &&
+		    cfg_put(rule, "_label", cJSON_CreateString(label), 0,
+		    d) == -1)
+			return -1;
 		if (!cJSON_AddItemReferenceToArray(out, rule))
 			return dbp_fail(d, "out of memory");
 	}
@@ -356,7 +375,8 @@ cfg_conn(struct dbp_project *p, cJSON *defaults, cJSON *body,
 	/* Rules: defaults' first, then the connection's own. */
 	if ((rules = cJSON_CreateArray()) == NULL)
 		return dbp_fail(d, "out of memory");
-	cJSON_AddItemToObject(rulebox, name, rules);
+	if (cfg_put(rulebox, name, rules, 0, d) == -1)
+		return -1;
 	if (defaults != NULL &&
 	    cfg_rules(path, defaults, "defaults", rules, d) == -1)
 		return -1;
@@ -440,7 +460,8 @@ dbp_project_load(const char *loc, struct dbp_project *p, struct dbp_diag *d)
 		goto oom;
 	if ((rulebox = cJSON_CreateObject()) == NULL)
 		goto oom;
-	cJSON_AddItemToObject(p->raw, CFG_RULES_KEY, rulebox);
+	if (cfg_put(p->raw, CFG_RULES_KEY, rulebox, 0, d) == -1)
+		goto fail;
 	cJSON_ArrayForEach(body, conns) {
 		if (cfg_conn(p, defaults, body, body->string, rulebox,
 		    &p->conns[p->nconns], d) == -1) {

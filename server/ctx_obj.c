@@ -260,7 +260,7 @@ obj_profile(struct ctx *x, struct ctx_obj *o)
 				return -1;
 			cJSON_ArrayForEach(e, x->stats)
 				if (e != cols)
-					cJSON_AddItemReferenceToObject(head,
+					srv_json_put_ref(head,
 					    e->string, e);
 			if (obj_unit(o, "statistics", NULL, NULL, head,
 			    1) == -1)
@@ -296,18 +296,18 @@ obj_vblock(struct ctx *x, struct ctx_vrow *r, const char *cname, int part)
 		return NULL;
 	cov = cJSON_GetObjectItemCaseSensitive(r->block, "values_coverage");
 	if (r->kind != CTX_V_FREQUENT && cJSON_IsNumber(cov))
-		cJSON_AddItemToObject(blk, "coverage", obj_dup(cov));
+		srv_json_put(blk, "coverage", obj_dup(cov));
 	dbp_buf_init(&b, DBP_MAX_SCALAR);
 	ctx_vstatement(x, r, &b);
 	st = dbp_buf_take(&b);
 	cJSON_AddStringToObject(blk, "coverage_statement", st ? st : "");
 	free(st);
 	if (r->kind != CTX_V_COMPLETE)
-		cJSON_AddItemToObject(blk, "shown_coverage",
+		srv_json_put(blk, "shown_coverage",
 		    obj_float(ctx_round_rate(r->shown_share)));
 	if (r->redacted) {
 		v = cJSON_GetObjectItemCaseSensitive(r->block, "redacted");
-		cJSON_AddItemToObject(blk, "redacted", obj_dup(v));
+		srv_json_put(blk, "redacted", obj_dup(v));
 		list = cJSON_AddArrayToObject(blk, "counts");
 		for (i = 0; i < r->nshown; i++) {
 			e = cJSON_GetObjectItemCaseSensitive(r->shown[i],
@@ -323,16 +323,16 @@ obj_vblock(struct ctx *x, struct ctx_vrow *r, const char *cname, int part)
 			it = cJSON_CreateObject();
 			v = cJSON_GetObjectItemCaseSensitive(r->shown[i],
 			    "value");
-			cJSON_AddItemToObject(it, "value", v != NULL ?
+			srv_json_put(it, "value", v != NULL ?
 			    obj_dup(v) : cJSON_CreateNull());
 			e = cJSON_GetObjectItemCaseSensitive(r->shown[i],
 			    "count");
 			if (e != NULL)
-				cJSON_AddItemToObject(it, "count", obj_dup(e));
+				srv_json_put(it, "count", obj_dup(e));
 			e = cJSON_GetObjectItemCaseSensitive(r->shown[i],
 			    "spelling_of");
 			if (e != NULL)
-				cJSON_AddItemToObject(it, "spelling_of",
+				srv_json_put(it, "spelling_of",
 				    obj_dup(e));
 			if (x->inc_annot && a != NULL &&
 			    (note = ctx_value_note(a, v)) != NULL)
@@ -345,7 +345,7 @@ obj_vblock(struct ctx *x, struct ctx_vrow *r, const char *cname, int part)
 	if (!part && ctx_nullable(r->block) &&
 	    (v = cJSON_GetObjectItemCaseSensitive(r->block, "null_rate")) !=
 	    NULL)
-		cJSON_AddItemToObject(blk, "null_rate", obj_dup(v));
+		srv_json_put(blk, "null_rate", obj_dup(v));
 	return blk;
 }
 
@@ -413,29 +413,29 @@ obj_joins(struct ctx *x)
 
 		e = cJSON_CreateObject();
 		if (g->cols != NULL)
-			cJSON_AddItemToObject(e, "column", obj_dup(g->cols));
+			srv_json_put(e, "column", obj_dup(g->cols));
 		if (!g->incoming) {
 			if (g->path != NULL)
-				cJSON_AddItemToObject(e, "path",
+				srv_json_put(e, "path",
 				    obj_dup(g->path));
 			cJSON_AddStringToObject(e, "target_table", g->table);
 			if (g->ocols != NULL)
-				cJSON_AddItemToObject(e, "target_column",
+				srv_json_put(e, "target_column",
 				    obj_dup(g->ocols));
 			if (g->tpath != NULL)
-				cJSON_AddItemToObject(e, "target_path",
+				srv_json_put(e, "target_path",
 				    obj_dup(g->tpath));
 		} else {
 			cJSON_AddStringToObject(e, "referencer_table",
 			    g->table);
 			if (g->ocols != NULL)
-				cJSON_AddItemToObject(e, "referencer_column",
+				srv_json_put(e, "referencer_column",
 				    obj_dup(g->ocols));
 			if (g->path != NULL)
-				cJSON_AddItemToObject(e, "referencer_path",
+				srv_json_put(e, "referencer_path",
 				    obj_dup(g->path));
 			if (g->tpath != NULL)
-				cJSON_AddItemToObject(e, "target_path",
+				srv_json_put(e, "target_path",
 				    obj_dup(g->tpath));
 		}
 		cJSON_AddStringToObject(e, "detection", g->detection);
@@ -443,9 +443,9 @@ obj_joins(struct ctx *x)
 			cJSON_AddStringToObject(e, "note", g->note);
 		k = ctx_edge_nulls(x, g, &rate, &node);
 		if (k == 1)
-			cJSON_AddItemToObject(e, "null_rate", obj_dup(node));
+			srv_json_put(e, "null_rate", obj_dup(node));
 		else if (k == 2)
-			cJSON_AddItemToObject(e, "null_rate", obj_float(rate));
+			srv_json_put(e, "null_rate", obj_float(rate));
 		cJSON_AddItemToArray(g->incoming ? in : out, e);
 	}
 	return j;
@@ -495,7 +495,7 @@ obj_query(struct ctx *x, struct ctx_obj *o)
 				return -1;
 			if (r.kind != CTX_V_NONE) {
 				blk = obj_vblock(x, &r, c->string, 0);
-				cJSON_AddItemToObject(vals, c->string, blk);
+				srv_json_put(vals, c->string, blk);
 			}
 			free(r.shown);
 			cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(
@@ -513,7 +513,7 @@ obj_query(struct ctx *x, struct ctx_obj *o)
 					label = obj_str(o, lab ? lab : "");
 					free(lab);
 					blk = obj_vblock(x, &r, c->string, 1);
-					cJSON_AddItemToObject(vals, label, blk);
+					srv_json_put(vals, label, blk);
 				}
 				free(r.shown);
 			}
@@ -540,7 +540,7 @@ obj_query(struct ctx *x, struct ctx_obj *o)
 				continue;
 			p = cJSON_GetObjectItemCaseSensitive(c, "null_rate");
 			if (p != NULL)
-				cJSON_AddItemToObject(nulls, c->string,
+				srv_json_put(nulls, c->string,
 				    obj_dup(p));
 		}
 		if (obj_unit(o, "nulls", NULL, NULL, nulls, 0) == -1)
@@ -569,7 +569,7 @@ obj_query(struct ctx *x, struct ctx_obj *o)
 			if (c->string == NULL)
 				continue;
 			if ((inh = ctx_inherited(x, c->string)) != NULL)
-				cJSON_AddItemToObject(all, c->string, inh);
+				srv_json_put(all, c->string, inh);
 		}
 		if (all->child != NULL &&
 		    obj_map_units(o, "inherited_notes", all) == -1)

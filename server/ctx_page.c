@@ -308,7 +308,8 @@ pg_container(cJSON *root, const char *const *path, int depth)
 			next = cJSON_CreateObject();
 			if (next == NULL)
 				return NULL;
-			cJSON_AddItemToObject(cur, path[i], next);
+			if (srv_json_put(cur, path[i], next) == -1)
+				return NULL;
 		}
 		if (!cJSON_IsObject(next))
 			return NULL;
@@ -335,16 +336,15 @@ pg_build(struct obj_pager *p, size_t s, size_t k)
 			if (box == NULL)
 				goto fail;
 			cJSON_ArrayForEach(e, u->value)
-				cJSON_AddItemReferenceToObject(box, e->string,
-				    e);
+				srv_json_put_ref(box, e->string, e);
 			continue;
 		}
 		box = pg_container(root, u->path, u->depth - 1);
 		if (box == NULL)
 			goto fail;
 		if (sl->part == 0) {
-			cJSON_AddItemReferenceToObject(box,
-			    u->path[u->depth - 1], u->value);
+			srv_json_put_ref(box, u->path[u->depth - 1],
+			    u->value);
 			continue;
 		}
 		if ((part = cJSON_CreateObject()) == NULL)
@@ -359,7 +359,7 @@ pg_build(struct obj_pager *p, size_t s, size_t k)
 			    chunk != NULL ? chunk : "");
 			free(chunk);
 		}
-		cJSON_AddItemToObject(box, u->path[u->depth - 1], part);
+		srv_json_put(box, u->path[u->depth - 1], part);
 	}
 	return root;
 fail:

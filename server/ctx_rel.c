@@ -292,7 +292,7 @@ rel_copy(cJSON *to, const char *tokey, const cJSON *from, const char *key)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
 
 	if (v != NULL)
-		cJSON_AddItemToObject(to, tokey, cJSON_Duplicate(v, 1));
+		srv_json_put(to, tokey, cJSON_Duplicate(v, 1));
 }
 
 /* Apply this table's own annotation entries to relv's refers_to. */

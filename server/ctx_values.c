@@ -250,7 +250,7 @@ ctx_inherited(struct ctx *x, const char *name)
 			{
 				cJSON *o = cJSON_CreateObject();
 
-				cJSON_AddItemToObject(o, "value",
+				srv_json_put(o, "value",
 				    cJSON_Duplicate(v, 1));
 				cJSON_AddStringToObject(o, "note", note);
 				cJSON_AddItemToArray(vals, o);

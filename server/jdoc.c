@@ -205,11 +205,14 @@ jp_container(struct jp *j, int obj)
 			free(key);
 			goto fail;
 		}
-		if (obj) {
-			cJSON_AddItemToObject(c, key, v);
+		/* Adding copies the key: on failure v is still ours. */
+		if (!(obj ? cJSON_AddItemToObject(c, key, v) :
+		    cJSON_AddItemToArray(c, v))) {
+			cJSON_Delete(v);
 			free(key);
-		} else
-			cJSON_AddItemToArray(c, v);
+			goto fail;
+		}
+		free(key);
 		jp_ws(j);
 		if (j->p < j->end && *j->p == ',') {
 			j->p++;
@@ -375,4 +378,33 @@ srv_artifact_path(struct srv_conn *cn, const char *fqn, const char *kind)
 		path = col_dup(st, 0);
 	sqlite3_finalize(st);
 	return path;
+}
+
+int
+srv_json_put(cJSON *obj, const char *key, cJSON *item)
+{
+	if (item == NULL)
+		return -1;
+	if (!(key != NULL ? cJSON_AddItemToObject(obj, key, item) :
+	    cJSON_AddItemToArray(obj, item))) {
+		cJSON_Delete(item);
+		return -1;
+	}
+	return 0;
+}
+
+int
+srv_json_put_ref(cJSON *obj, const char *key, const cJSON *item)
+{
+	cJSON *r;
+
+	if (item == NULL || (r = cJSON_CreateNull()) == NULL)
+		return -1;
+	/* What cJSON's own create_reference makes: a shallow copy that
+	 * cJSON_Delete does not descend into. */
+	memcpy(r, item, sizeof(*r));
+	r->string = NULL;
+	r->next = r->prev = NULL;
+	r->type |= cJSON_IsReference;
+	return srv_json_put(obj, key, r);
 }

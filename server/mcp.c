@@ -171,7 +171,7 @@ mcp_era(struct rpc_session *ss, const cJSON *params, struct mcp_req *r,
 		for (i = 0; i < MCP_NVERSIONS; i++)
 			cJSON_AddItemToArray(sup,
 			    cJSON_CreateString(mcp_versions[i]));
-		cJSON_AddItemToObject(*data, "requested",
+		srv_json_put(*data, "requested",
 		    cJSON_Duplicate(v, 1));
 		return -1;
 	}
@@ -203,7 +203,7 @@ mcp_decorate(const struct mcp_req *r, cJSON *result, int ttl)
 	meta = cJSON_GetObjectItemCaseSensitive(result, "_meta");
 	if (!cJSON_IsObject(meta))
 		meta = cJSON_AddObjectToObject(result, "_meta");
-	cJSON_AddItemToObject(meta, MCP_META_SERVER, mcp_server_info());
+	srv_json_put(meta, MCP_META_SERVER, mcp_server_info());
 }
 
 static int
@@ -220,8 +220,8 @@ mcp_initialize(struct rpc_session *ss, const cJSON *params, cJSON **result)
 	snprintf(ss->version, sizeof(ss->version), "%s", v);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "protocolVersion", ss->version);
-	cJSON_AddItemToObject(o, "capabilities", mcp_capabilities());
-	cJSON_AddItemToObject(o, "serverInfo", mcp_server_info());
+	srv_json_put(o, "capabilities", mcp_capabilities());
+	srv_json_put(o, "serverInfo", mcp_server_info());
 	cJSON_AddStringToObject(o, "instructions", mcp_instructions);
 	*result = o;
 	return 0;
@@ -237,7 +237,7 @@ mcp_discover(cJSON **result)
 	sup = cJSON_AddArrayToObject(o, "supportedVersions");
 	for (i = 0; i < MCP_NVERSIONS; i++)
 		cJSON_AddItemToArray(sup, cJSON_CreateString(mcp_versions[i]));
-	cJSON_AddItemToObject(o, "capabilities", mcp_capabilities());
+	srv_json_put(o, "capabilities", mcp_capabilities());
 	cJSON_AddStringToObject(o, "instructions", mcp_instructions);
 	*result = o;
 	return 0;
@@ -278,7 +278,7 @@ mcp_tools_list(const struct mcp_req *r, const cJSON *params,
 			cJSON_AddStringToObject(t, "title", srv_tools[i].title);
 		cJSON_AddStringToObject(t, "description",
 		    srv_tools[i].description);
-		cJSON_AddItemToObject(t, "inputSchema",
+		srv_json_put(t, "inputSchema",
 		    cJSON_Duplicate(tools_schema(i), 1));
 		an = cJSON_AddObjectToObject(t, "annotations");
 		cJSON_AddTrueToObject(an, "readOnlyHint");

@@ -109,11 +109,11 @@ rpc_frame(const cJSON *id, cJSON *result, int code, const char *msg,
 		goto oom;
 	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
 	if (id != NULL)
-		cJSON_AddItemToObject(o, "id", cJSON_Duplicate(id, 1));
+		srv_json_put(o, "id", cJSON_Duplicate(id, 1));
 	else
 		cJSON_AddNullToObject(o, "id");
 	if (result != NULL) {
-		cJSON_AddItemToObject(o, "result", result);
+		srv_json_put(o, "result", result);
 		result = NULL;
 	} else {
 		err = cJSON_AddObjectToObject(o, "error");
@@ -121,7 +121,7 @@ rpc_frame(const cJSON *id, cJSON *result, int code, const char *msg,
 			cJSON_AddNumberToObject(err, "code", code);
 			cJSON_AddStringToObject(err, "message", msg);
 			if (data != NULL) {
-				cJSON_AddItemToObject(err, "data", data);
+				srv_json_put(err, "data", data);
 				data = NULL;
 			}
 		}

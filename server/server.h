@@ -316,6 +316,14 @@ cJSON	*srv_file_doc(struct srv_conn *cn, const char *path);
  * included), each number's text kept in valuestring.  NULL when it does
  * not parse.  cJSON_Delete it. */
 cJSON	*srv_json_parse(const char *text, size_t len);
+/* Add item to obj under key (to an array when key is NULL), taking it:
+ * when the add fails (the key's copy ran out of memory, item is NULL)
+ * item is deleted, where cJSON_AddItemToObject would leak it.  0 or -1. */
+int	srv_json_put(cJSON *obj, const char *key, cJSON *item);
+/* Add a reference to item (not taken; it must outlive obj) under key, or
+ * to an array when key is NULL, leaking nothing when memory runs out (as
+ * cJSON_AddItemReferenceToObject does).  0 or -1. */
+int	srv_json_put_ref(cJSON *obj, const char *key, const cJSON *item);
 /* The relative path of table fqn's declared artifact kind, or NULL (none
  * declared, or it escapes the root).  malloc'd. */
 char	*srv_artifact_path(struct srv_conn *cn, const char *fqn,

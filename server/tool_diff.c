@@ -123,7 +123,7 @@ tool_get_diff(struct call *c)
 		if (strcmp(e->string, "changes") == 0)
 			changes = e;
 		else
-			cJSON_AddItemToObject(head, e->string,
+			srv_json_put(head, e->string,
 			    cJSON_Duplicate(e, 1));
 	}
 	if (!cJSON_IsArray(changes))

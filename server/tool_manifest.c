@@ -162,7 +162,7 @@ mf_as_map(void *ctx, cJSON *page, size_t first, size_t count)
 		return;
 	while ((it = arr->child) != NULL && i < m->n) {
 		cJSON_DetachItemViaPointer(arr, it);
-		cJSON_AddItemToObject(obj, m->names[i++], it);
+		srv_json_put(obj, m->names[i++], it);
 	}
 	cJSON_ReplaceItemInObjectCaseSensitive(page, "tables", obj);
 }
@@ -218,7 +218,7 @@ tool_get_manifest(struct call *c)
 		else if (strcmp(e->string, "failed_tables") == 0)
 			failed = e;
 		else
-			cJSON_AddItemToObject(head, e->string,
+			srv_json_put(head, e->string,
 			    cJSON_Duplicate(e, 1));
 	}
 	if (failed != NULL) {
@@ -226,7 +226,7 @@ tool_get_manifest(struct call *c)
 		if (ft != NULL && cJSON_IsArray(ft) && ft->child == NULL)
 			cJSON_Delete(ft);	/* empty: omitted */
 		else if (ft != NULL)
-			cJSON_AddItemToObject(head, "failed_tables", ft);
+			srv_json_put(head, "failed_tables", ft);
 	}
 	if (mf_tables(c, tables, pattern, &map) == -1)
 		goto oom;
