@@ -6,7 +6,9 @@
  * The daemon is started once per process by http_serve() on a thread, on
  * a free loopback port.  An input is up to FH_MAX_SEGS raw HTTP requests
  * separated by FH_SEP; each is written as it stands to a new TCP
- * connection and its response read (FH_READ_MS at most).  Before sending,
+ * connection and its response read (FH_READ_MS at most; FH_SHORT_MS when
+ * the request is visibly incomplete, which the server waits out until its
+ * idle timeout instead of answering).  Before sending,
  * a segment's "$PORT" becomes the daemon's port (so Host and Origin can
  * be right), "$SID" the last session id a response named (Mcp-Session-Id
  * or session_id=), and "$LEN" the length of what follows the segment's
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,7 +36,8 @@
 
 #define FH_SEP		"#####\n"
 #define FH_MAX_SEGS	6
-#define FH_READ_MS	2000
+#define FH_READ_MS	1000
+#define FH_SHORT_MS	20
 #define FH_SSE_MS	200
 #define FH_START_MS	10000
 #define FH_RESP_MAX	(1024 * 1024)
@@ -146,6 +150,37 @@ fh_body_at(const char *b, size_t len)
 		return (size_t)(e - b) + 4;
 	e = memmem(b, len, "\n\n", 2);
 	return e != NULL ? (size_t)(e - b) + 2 : len;
+}
+
+/* 1 when request b (len bytes) is whole as far as a quick look tells:
+ * its head ends, its body is as long as its Content-Length, a chunked
+ * body has its last chunk.  0: the server would wait for more. */
+static int
+fh_complete(const char *b, size_t len)
+{
+	size_t body = fh_body_at(b, len);
+	const char *h, *end = b + body;
+	unsigned long long want;
+
+	if (body == len && (len < 2 || memcmp(b + len - 2, "\n\n", 2) != 0) &&
+	    (len < 4 || memcmp(b + len - 4, "\r\n\r\n", 4) != 0))
+		return 0;
+	for (h = b; h != NULL && h < end; h = memchr(h, '\n', (size_t)(end -
+	    h))) {
+		if (*h == '\n')
+			h++;
+		if ((size_t)(end - h) > 15 && strncasecmp(h, "Content-Length:",
+		    15) == 0) {
+			want = strtoull(h + 15, NULL, 10);
+			if (len - body < want)
+				return 0;
+		}
+		if ((size_t)(end - h) > 18 && strncasecmp(h,
+		    "Transfer-Encoding:", 18) == 0 &&
+		    memmem(b + body, len - body, "0\r\n\r\n", 5) == NULL)
+			return 0;
+	}
+	return 1;
 }
 
 /* Segment seg[0..n) with $PORT, $SID and $LEN replaced: malloc'd, its
@@ -278,7 +313,7 @@ fh_whole(const char *r, size_t len, int sse)
 
 /* Read fd's response until it is whole, EOF, or the time limit. */
 static void
-fh_read(int fd, int sse)
+fh_read(int fd, int sse, int whole)
 {
 	struct pollfd pf;
 	char *r = NULL;
@@ -289,7 +324,8 @@ fh_read(int fd, int sse)
 
 	fh_add(&r, &len, &cap, "", 0);
 	for (;;) {
-		left = (sse ? FH_SSE_MS : FH_READ_MS) - (fh_now_ms() - t0);
+		left = (sse ? FH_SSE_MS : whole ? FH_READ_MS : FH_SHORT_MS) -
+		    (fh_now_ms() - t0);
 		if (left <= 0)
 			break;
 		pf.fd = fd;
@@ -319,7 +355,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int keep[FH_MAX_SEGS];
 	size_t nkeep = 0, nseg = 0, n, i;
 	char *req;
-	int fd, sse;
+	int fd, sse, whole;
 
 	if (!started) {
 		fh_start();
@@ -339,11 +375,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		sse = strncmp(req, "GET /sse", 8) == 0;
+		whole = fh_complete(req, n);
 		fh_write(fd, req, n);
 		free(req);
 		if (!sse)
 			shutdown(fd, SHUT_WR);
-		fh_read(fd, sse);
+		fh_read(fd, sse, whole);
 		if (sse)
 			keep[nkeep++] = fd;
 		else

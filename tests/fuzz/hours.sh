@@ -8,11 +8,12 @@
 #   sh tests/fuzz/hours.sh TARGET SECONDS [libFuzzer options...]
 #
 # The run is niced (19), one job, one worker; SECONDS is wall time.
+# FUZZ_BIN names another directory of fuzz-<t> binaries.
 set -u
 t=$1
 secs=$2
 shift 2
-bin=build/fuzz/fuzz/fuzz-$t
+bin=${FUZZ_BIN:-build/fuzz/fuzz}/fuzz-$t
 rec=tests/fuzz/HOURS.md
 [ -x "$bin" ] || { echo "hours.sh: $bin is not built" >&2; exit 2; }
 mkdir -p "build/fuzz/corpus/$t" "build/fuzz/crash/$t" build/fuzz/log
@@ -23,7 +24,7 @@ before=$(ls "build/fuzz/crash/$t" | wc -l)
 export DBP_FUZZ_FIXTURES="$PWD/fixtures"
 # shellcheck disable=SC2086
 /usr/bin/time -f 'cpu %U %S' -o "$log.time" nice -n 19 "$bin" \
-    -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -max_len=65536 \
+    -max_total_time="$secs" -timeout=120 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="build/fuzz/crash/$t/" \
     -dict="fixtures/fuzz/$t.dict" "$@" \
     "build/fuzz/corpus/$t" "fixtures/fuzz/$t" $seeds >"$log" 2>&1
