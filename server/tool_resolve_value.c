@@ -102,35 +102,41 @@ rv_payload(sqlite3_stmt *st)
 	return p;
 }
 
-/* Pin the table's declared file of kind when there is one; *path gets
- * the relative path (malloc'd) or NULL, *declared whether the manifest
- * declares it at all. */
+/* The table's declared statistics (k = 0) and statistics_annotations
+ * (k = 1) files, pinned in one refresh: path[k] gets the relative path
+ * (malloc'd; NULL when undeclared or leading outside the root),
+ * declared[k] whether the manifest declares it at all. */
 static int
-rv_artifact(struct rv *r, const char *kind, char **path, int *declared)
+rv_artifacts(struct rv *r, char *path[2], int declared[2])
 {
-	static const char sql[] =
-	    "SELECT path FROM artifacts WHERE table_fqn = ?1 AND kind = ?2";
+	static const char sql[] = "SELECT kind, path FROM artifacts WHERE "
+	    "table_fqn = ?1 AND kind IN ('statistics', "
+	    "'statistics_annotations')";
 	sqlite3_stmt *st = NULL;
-	int rc;
+	const char *pins[2];
+	size_t npins = 0;
+	int rc, k;
 
-	*path = NULL;
-	*declared = 0;
+	path[0] = path[1] = NULL;
+	declared[0] = declared[1] = 0;
 	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
 	    SQLITE_OK)
 		return rv_dberr(r);
 	sqlite3_bind_text(st, 1, r->table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*declared = 1;
-		*path = rv_dup(st, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		k = strcmp((const char *)sqlite3_column_text(st, 0),
+		    "statistics") == 0 ? 0 : 1;
+		declared[k] = 1;
+		free(path[k]);
+		path[k] = rv_dup(st, 1);
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE)
 		return rv_dberr(r);
-	if (*path != NULL && call_pin1(r->c, *path) == -1)
-		return -1;
-	return 0;
+	for (k = 0; k < 2; k++)
+		if (path[k] != NULL)
+			pins[npins++] = path[k];
+	return call_pin(r->c, pins, npins);
 }
 
 /* Fail for a declared file whose path leads outside the print root: the
@@ -451,11 +457,49 @@ rv_cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One per-value note: str(value), the note, and its file position. */
+struct rv_vnote {
+	char		*text;
+	char		*note;
+	size_t		 pos;
+};
+
+/* By value text, then file position. */
+static int
+rv_cmp_vnote(const void *a, const void *b)
+{
+	const struct rv_vnote *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->text, y->text)) != 0)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Append to *ords (growing it) the list positions stmt q yields. */
+static int
+rv_add_ords(sqlite3_stmt *q, int **ords, size_t *no, size_t *capo)
+{
+	int rc, *a;
+
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*no == *capo) {
+			*capo = *capo == 0 ? 16 : *capo * 2;
+			if ((a = realloc(*ords, *capo * sizeof(*a))) == NULL)
+				return -1;
+			*ords = a;
+		}
+		(*ords)[(*no)++] = sqlite3_column_int(q, 0);
+	}
+	return rc == SQLITE_DONE ? 0 : -2;
+}
+
 /*
  * definition: the column's per-value notes (str(value) -> note, the last
  * of a repeated value winning, blanks dropped, as upstream builds its
  * dict) whose folded note names the phrase or is named by it; then the
- * listed entries of those values, in list order.
+ * listed entries of those values, in list order.  The list is read only
+ * when a note matches.
  */
 static int
 rv_definition(struct rv *r, cJSON *arr)
@@ -471,20 +515,16 @@ rv_definition(struct rv *r, cJSON *arr)
 	    "spelling_of, text, fold FROM column_values WHERE "
 	    "column_id = ?1 AND ord = ?2";
 	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
-	char **keys = NULL, **notes = NULL, *nf, *kf;
+	struct rv_vnote *vn = NULL, *t;
+	char *nf, *kf;
 	int *ords = NULL, rc, res = -1, hit;
-	size_t nk = 0, capk = 0, no = 0, capo = 0, i, j;
+	size_t nv = 0, capv = 0, no = 0, capo = 0, i;
+	sqlite3 *db = r->c->conn->db;
 
 	if (r->fold[0] == '\0')
 		return 0;
-	if (sqlite3_prepare_v2(r->c->conn->db, sql_notes, -1, &ns, NULL) !=
-	    SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db, sql_val, -1, &vs,
-	    NULL) != SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db, sql_null,
-	    -1, &zs, NULL) != SQLITE_OK || sqlite3_prepare_v2(r->c->conn->db,
-	    sql_ord, -1, &os, NULL) != SQLITE_OK) {
-		rv_dberr(r);
-		goto out;
-	}
+	if (sqlite3_prepare_v2(db, sql_notes, -1, &ns, NULL) != SQLITE_OK)
+		goto dberr;
 	sqlite3_bind_text(ns, 1, r->table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(ns, 2, r->column, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(ns)) == SQLITE_ROW) {
@@ -493,75 +533,65 @@ rv_definition(struct rv *r, cJSON *arr)
 
 		if (k == NULL || n == NULL || n[0] == '\0')
 			continue;
-		for (i = 0; i < nk && strcmp(keys[i], k) != 0; i++)
-			;
-		if (i == nk) {
-			if (nk == capk) {
-				char **a, **b;
-
-				capk = capk == 0 ? 8 : capk * 2;
-				a = realloc(keys, capk * sizeof(*a));
-				if (a != NULL)
-					keys = a;
-				b = realloc(notes, capk * sizeof(*b));
-				if (b != NULL)
-					notes = b;
-				if (a == NULL || b == NULL)
-					goto oom;
-			}
-			if ((keys[nk] = strdup(k)) == NULL)
+		if (nv == capv) {
+			capv = capv == 0 ? 16 : capv * 2;
+			if ((t = realloc(vn, capv * sizeof(*t))) == NULL)
 				goto oom;
-			notes[nk++] = NULL;
+			vn = t;
 		}
-		free(notes[i]);
-		if ((notes[i] = strdup(n)) == NULL)
+		vn[nv].pos = nv;
+		vn[nv].note = NULL;
+		if ((vn[nv].text = strdup(k)) == NULL)
+			goto oom;
+		nv++;
+		if ((vn[nv - 1].note = strdup(n)) == NULL)
 			goto oom;
 	}
-	if (rc != SQLITE_DONE) {
-		rv_dberr(r);
-		goto out;
-	}
-	for (i = 0; i < nk; i++) {
-		if ((nf = tm_fold(notes[i])) == NULL)
+	if (rc != SQLITE_DONE)
+		goto dberr;
+	if (nv > 1)
+		qsort(vn, nv, sizeof(*vn), rv_cmp_vnote);
+	for (i = 0; i < nv; i++) {
+		/* the last note of a value is its note */
+		if (i + 1 < nv && strcmp(vn[i].text, vn[i + 1].text) == 0)
+			continue;
+		if ((nf = tm_fold(vn[i].note)) == NULL)
 			goto oom;
 		hit = nf[0] != '\0' && (tm_word_in(r->fold, nf) ||
 		    tm_word_in(nf, r->fold));
 		free(nf);
 		if (!hit)
 			continue;
-		if ((kf = tm_fold(keys[i])) == NULL)
+		if (vs == NULL && (sqlite3_prepare_v2(db, sql_val, -1, &vs,
+		    NULL) != SQLITE_OK || sqlite3_prepare_v2(db, sql_null, -1,
+		    &zs, NULL) != SQLITE_OK))
+			goto dberr;
+		if ((kf = tm_fold(vn[i].text)) == NULL)
 			goto oom;
-		for (j = 0; j < 2; j++) {
-			sqlite3_stmt *q = j == 0 ? vs : zs;
-
-			if (j == 1 && strcmp(keys[i], "None") != 0)
-				break;
-			sqlite3_reset(q);
-			sqlite3_bind_int64(q, 1, r->col.id);
-			if (j == 0) {
-				sqlite3_bind_text(q, 2, kf, -1, SQLITE_STATIC);
-				sqlite3_bind_text(q, 3, keys[i], -1,
-				    SQLITE_STATIC);
-			}
-			while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-				if (no == capo) {
-					int *a;
-
-					capo = capo == 0 ? 16 : capo * 2;
-					if ((a = realloc(ords, capo *
-					    sizeof(*a))) == NULL) {
-						free(kf);
-						goto oom;
-					}
-					ords = a;
-				}
-				ords[no++] = sqlite3_column_int(q, 0);
-			}
-		}
+		sqlite3_reset(vs);
+		sqlite3_bind_int64(vs, 1, r->col.id);
+		sqlite3_bind_text(vs, 2, kf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(vs, 3, vn[i].text, -1, SQLITE_STATIC);
+		rc = rv_add_ords(vs, &ords, &no, &capo);
 		free(kf);
+		if (rc == 0 && strcmp(vn[i].text, "None") == 0) {
+			sqlite3_reset(zs);
+			sqlite3_bind_int64(zs, 1, r->col.id);
+			rc = rv_add_ords(zs, &ords, &no, &capo);
+		}
+		if (rc == -1)
+			goto oom;
+		if (rc == -2)
+			goto dberr;
+	}
+	if (no == 0) {
+		res = 0;
+		goto out;
 	}
 	if (no > 1)
 		qsort(ords, no, sizeof(*ords), rv_cmp_int);
+	if (sqlite3_prepare_v2(db, sql_ord, -1, &os, NULL) != SQLITE_OK)
+		goto dberr;
 	for (i = 0; i < no; i++) {
 		if (i > 0 && ords[i] == ords[i - 1])
 			continue;
@@ -573,15 +603,17 @@ rv_definition(struct rv *r, cJSON *arr)
 	}
 	res = 0;
 	goto out;
+dberr:
+	rv_dberr(r);
+	goto out;
 oom:
 	call_fail(r->c, "out of memory");
 out:
-	for (i = 0; i < nk; i++) {
-		free(keys[i]);
-		free(notes[i]);
+	for (i = 0; i < nv; i++) {
+		free(vn[i].text);
+		free(vn[i].note);
 	}
-	free(keys);
-	free(notes);
+	free(vn);
 	free(ords);
 	sqlite3_finalize(ns);
 	sqlite3_finalize(vs);
@@ -712,6 +744,21 @@ rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* Prepare *os, when not yet done, as the row of one list position
+ * selected as rv_payload reads it.  0, or -1 (the call failed). */
+static int
+rv_prep_ord(struct rv *r, sqlite3_stmt **os)
+{
+	static const char sql_ord[] = "SELECT ord, value, count, note, "
+	    "spelling_of, text, fold FROM column_values WHERE "
+	    "column_id = ?1 AND ord = ?2";
+
+	if (*os == NULL && sqlite3_prepare_v2(r->c->conn->db, sql_ord, -1, os,
+	    NULL) != SQLITE_OK)
+		return rv_dberr(r);
+	return 0;
+}
+
 /*
  * nearest over a long list: every value holding one of the text's
  * trigrams is met in their posting lists, which carry each value's own
@@ -723,10 +770,9 @@ rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
  */
 static int
 rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
-    sqlite3_stmt *os, struct rv_near *top, size_t *ntop)
+    sqlite3_int64 maxord, sqlite3_stmt **os, struct rv_near *top,
+    size_t *ntop)
 {
-	static const char sql_max[] = "SELECT max(ord) FROM column_values "
-	    "WHERE column_id = ?1";
 	static const char sql_post[] = "SELECT postings FROM value_trigrams "
 	    "WHERE column_id = ?1 AND trigram = ?2";
 	struct rv_post pp;
@@ -734,22 +780,10 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
 	sqlite3_stmt *st = NULL;
 	const unsigned char *blob;
 	size_t i, nc = 0, m, k;
-	sqlite3_int64 maxord = -1;
 	char tri[13];
 	int rc, res = -1;
 
 	memset(&pp, 0, sizeof(pp));
-	if (sqlite3_prepare_v2(r->c->conn->db, sql_max, -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_int64(st, 1, r->col.id);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		maxord = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_ROW)
-		goto dberr;
 	if (maxord < 0 || maxord >= (sqlite3_int64)UINT32_MAX / 2)
 		return 0;
 	pp.nord = (uint32_t)maxord + 1;
@@ -804,15 +838,17 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
 	m = nc < TM_NEAREST_LIMIT ? nc : TM_NEAREST_LIMIT;
 	while (m < nc && cand[m].score == cand[m - 1].score)
 		m++;
+	if (rv_prep_ord(r, os) == -1)
+		goto out;
 	for (k = 0; k < m; k++) {
 		const char *t;
 
-		sqlite3_reset(os);
-		sqlite3_bind_int64(os, 1, r->col.id);
-		sqlite3_bind_int(os, 2, cand[k].ord);
-		if (sqlite3_step(os) != SQLITE_ROW)
+		sqlite3_reset(*os);
+		sqlite3_bind_int64(*os, 1, r->col.id);
+		sqlite3_bind_int(*os, 2, cand[k].ord);
+		if (sqlite3_step(*os) != SQLITE_ROW)
 			goto dberr;
-		t = (const char *)sqlite3_column_text(os, 5);
+		t = (const char *)sqlite3_column_text(*os, 5);
 		if ((cand[k].text = strdup(t != NULL ? t : "")) == NULL)
 			goto oom;
 	}
@@ -845,16 +881,15 @@ out:
 static int
 rv_nearest(struct rv *r, cJSON *arr)
 {
-	static const char sql_has[] = "SELECT 1 FROM value_trigrams WHERE "
-	    "column_id = ?1 LIMIT 1";
+	static const char sql_has[] = "SELECT EXISTS (SELECT 1 FROM "
+	    "value_trigrams WHERE column_id = ?1), (SELECT max(ord) FROM "
+	    "column_values WHERE column_id = ?1)";
 	static const char sql_all[] = "SELECT ord, text, fold FROM "
 	    "column_values WHERE column_id = ?1 AND fold IS NOT NULL";
-	static const char sql_ord[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values WHERE "
-	    "column_id = ?1 AND ord = ?2";
 	struct rv_near top[TM_NEAREST_LIMIT];
 	struct tm_trigrams q;
 	sqlite3_stmt *st = NULL, *os = NULL;
+	sqlite3_int64 maxord;
 	size_t ntop = 0, i;
 	int rc, res = -1, longlist;
 	cJSON *p;
@@ -866,14 +901,15 @@ rv_nearest(struct rv *r, cJSON *arr)
 	    SQLITE_OK)
 		goto dberr;
 	sqlite3_bind_int64(st, 1, r->col.id);
-	longlist = sqlite3_step(st) == SQLITE_ROW;
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto dberr;
+	longlist = sqlite3_column_int(st, 0) == 1;
+	maxord = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(r->c->conn->db, sql_ord, -1, &os, NULL) !=
-	    SQLITE_OK)
-		goto dberr;
 	if (longlist) {
-		if (rv_nearest_long(r, &q, os, top, &ntop) == -1)
+		if (rv_nearest_long(r, &q, maxord, &os, top, &ntop) == -1)
 			goto out;
 	} else {
 		if (sqlite3_prepare_v2(r->c->conn->db, sql_all, -1, &st,
@@ -889,6 +925,8 @@ rv_nearest(struct rv *r, cJSON *arr)
 		if (rc != SQLITE_DONE)
 			goto dberr;
 	}
+	if (ntop > 0 && rv_prep_ord(r, &os) == -1)
+		goto out;
 	for (i = 0; i < ntop; i++) {
 		sqlite3_reset(os);
 		sqlite3_bind_int64(os, 1, r->col.id);
@@ -1064,8 +1102,8 @@ tool_resolve_value(struct call *c)
 {
 	struct rv r;
 	const cJSON *a;
-	char *spath = NULL, *apath = NULL, *det, *q, *mst, *merr;
-	int declared, adeclared, rc, res = -1;
+	char *path[2] = { NULL, NULL }, *det, *q, *mst, *merr;
+	int declared[2], rc, res = -1;
 	size_t pos;
 
 	memset(&r, 0, sizeof(r));
@@ -1103,11 +1141,10 @@ tool_resolve_value(struct call *c)
 		}
 		goto out;
 	}
-	if (rv_artifact(&r, "statistics", &spath, &declared) == -1 ||
-	    rv_artifact(&r, "statistics_annotations", &apath, &adeclared) ==
-	    -1 || call_position(c, &pos) == -1)
+	if (rv_artifacts(&r, path, declared) == -1 ||
+	    call_position(c, &pos) == -1)
 		goto out;
-	if (!declared) {
+	if (!declared[0]) {
 		/* upstream 3.3 step 3 */
 		struct page_list pl;
 		cJSON *every = rv_every(&r);
@@ -1135,9 +1172,9 @@ tool_resolve_value(struct call *c)
 		cJSON_Delete(every);
 		goto out;
 	}
-	if (rv_file_ok(&r, spath, "statistics", "statistics.yaml", 0) == -1)
+	if (rv_file_ok(&r, path[0], "statistics", "statistics.yaml", 0) == -1)
 		goto out;
-	if (adeclared && rv_file_ok(&r, apath,
+	if (declared[1] && rv_file_ok(&r, path[1],
 	    "statistics_annotations", "statistics.annotations.yaml", 1) == -1)
 		goto out;
 	if (rv_column(&r) == -1)
@@ -1148,8 +1185,8 @@ tool_resolve_value(struct call *c)
 	}
 	res = rv_answer(&r, pos);
 out:
-	free(spath);
-	free(apath);
+	free(path[0]);
+	free(path[1]);
 	free(r.fold);
 	free(r.t.scope);
 	free(r.col.classification);
