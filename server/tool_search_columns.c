@@ -3,28 +3,54 @@
  * every part of a column, that passes all of the call's predicates, in
  * (table, column) order, each with the match fields the spec lists.
  *
- * Cost follows what a call matches, not the size of the print:
- *   - a glob filter (classification, sql_type, sensitivity, looks_like,
- *     redacted) first finds the few distinct values of its field that
- *     the glob matches - one index seek per distinct value - and the
- *     columns are then read by equality on the field's index;
- *   - text narrows through the column_text trigram index when it is at
- *     least three characters long, as does the longest literal run of a
- *     name pattern; every match is then confirmed in C with Python's
- *     semantics (fnmatchcase, casefold substring).
+ * Cost follows what a call returns, not the size of the print: the
+ * matches are counted without being built, and only the rows of the page
+ * are read in full.
+ *   - A glob filter (classification, sql_type, sensitivity, looks_like,
+ *     redacted) first finds the few distinct values of its field that the
+ *     glob matches - one index seek per distinct value - and becomes an
+ *     IN list over the field's index.
+ *   - text of three or more characters goes through the column_text
+ *     trigram index.  Where a row's texts (name or part label, note,
+ *     value notes) are all ASCII and the case-folded needle is ASCII, the
+ *     index's folding is casefold and its phrase match is the substring
+ *     test, so the rows it returns are the answer; the rows holding any
+ *     other character (partial indexes find them) are tested in C with
+ *     Python's casefold.  Shorter text, or text holding a newline (the
+ *     separator of the indexed value notes), is tested in C row by row.
+ *   - A name pattern narrows through the trigram index by its longest
+ *     literal run; every candidate is confirmed with fnmatchcase.
+ *   - The page's matches are read in (table, column) order from the
+ *     page's first match: by an ordered walk of the columns that stops
+ *     once the page is full, or, when the matches are few, gathered
+ *     through their index and sorted - whichever reads fewer rows.
+ * Exclusions (tables not walkable; catalog-only views under the filters
+ * their marker forbids) are applied by table name, through partial
+ * indexes that hold only such tables.
  * The reply depends on manifest.yaml and every declared statistics and
  * statistics_annotations file, so those are the files pinned.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "answer.h"
 
-/* The glob filters: argument name = columns field name. */
+/* Window plan: a page is taken to read this many matches, and a row
+ * gathered through an index and sorted (a table row read, a sort) to
+ * cost this many rows of an ordered walk (entries of the covering index
+ * columns_walk). */
+#define SC_PAGE_MATCHES	128
+#define SC_GATHER_COST	8
+
+/* The glob filters: argument name = columns field name; filter i binds
+ * its JSON array of values to ?(i + 1). */
 static const char *const sc_globs[] = {
 	"classification", "sql_type", "sensitivity", "looks_like", "redacted"
 };
 #define SC_NGLOBS	(sizeof(sc_globs) / sizeof(sc_globs[0]))
+#define SC_P_CK		6	/* ?6: candidate_key */
+#define SC_P_IDS	7	/* ?7: JSON array of candidate ids */
 
 /* Seek the least value of a field at or above / above ?1 (an index seek
  * each; the partial indexes apply since the comparison implies NOT
@@ -43,15 +69,30 @@ static const char *const sc_seek_gt[SC_NGLOBS] = {
 	"SELECT min(looks_like) FROM columns WHERE looks_like > ?1",
 	"SELECT min(redacted) FROM columns WHERE redacted > ?1",
 };
-/* The main query's condition per glob filter; ?N is a JSON array. */
-static const char *const sc_in[SC_NGLOBS] = {
-	" AND c.classification IN (SELECT value FROM json_each(?%d))",
-	" AND c.sql_type IN (SELECT value FROM json_each(?%d))",
-	" AND c.sensitivity IN (SELECT value FROM json_each(?%d))",
-	" AND c.looks_like IN (SELECT value FROM json_each(?%d))",
-	" AND c.redacted IN (SELECT value FROM json_each(?%d))",
-};
 
+/* Tables whose columns never match: not walkable, and (under the rule)
+ * catalog-only views.  Each term is the WHERE of a partial index. */
+#define SC_EXCL_WALK	"SELECT fqn FROM tables WHERE walkable < 1 AND " \
+	"fqn IS NOT NULL UNION ALL SELECT fqn FROM tables WHERE " \
+	"walkable > 1 AND fqn IS NOT NULL"
+static const char sc_excl_walk[] = SC_EXCL_WALK;
+static const char sc_excl_both[] = SC_EXCL_WALK " UNION ALL "
+    "SELECT fqn FROM tables WHERE catalog_only = 1 AND fqn IS NOT NULL";
+
+/* Rows whose label, note or a value note holds a byte outside ASCII (or
+ * a NUL): the trigram index folds case per character there, which is
+ * not casefold.  The terms are those of two partial indexes. */
+static const char sc_sql_unsafe[] = "SELECT id FROM columns WHERE "
+    "length(CAST(label AS BLOB)) > length(label) OR "
+    "length(CAST(note AS BLOB)) > length(note) "
+    "UNION SELECT c.id FROM value_notes v JOIN columns c ON "
+    "c.table_fqn = v.table_fqn AND c.name = v.name AND c.part = '' "
+    "WHERE length(CAST(v.note AS BLOB)) > length(v.note)";
+
+/* The columns of every candidate statement. */
+enum { SC_K_ID, SC_K_LABEL, SC_K_PART, SC_K_NAME, SC_K_NOTE };
+
+/* The columns of a match row. */
 enum {
 	SC_ID, SC_TABLE, SC_NAME, SC_PART, SC_LABEL, SC_SQL_TYPE, SC_CLASS,
 	SC_LOOKS, SC_SAMPLED, SC_MATCHED, SC_SENS, SC_REDACTED, SC_CK,
@@ -66,35 +107,168 @@ static const char sc_select[] =
     "c.occurrences, c.rows_scanned, t.row_count, t.scoped, t.scope, "
     "t.rows_scanned, t.stats_row_count "
     "FROM columns c JOIN tables t ON t.fqn = c.table_fqn "
-    "WHERE t.walkable = 1";
+    "WHERE t.walkable = 1 AND c.id = ?1";
 
-/* One matching per-value note, from the prescan of short needles. */
-struct sc_vnote {
-	char	*table;
-	char	*name;
-	char	*value;		/* JSON */
-	char	*note;
+/* How the text predicate is decided. */
+enum sc_tmode {
+	SC_TEXT_NONE,		/* no text argument */
+	SC_TEXT_SET,		/* s->k holds exactly the rows it matches */
+	SC_TEXT_SCAN		/* tested in C on every row */
+};
+
+/* A sorted set of column ids. */
+struct sc_ids {
+	sqlite3_int64	*v;
+	size_t		 n;
+	size_t		 cap;
 };
 
 struct sc {
 	struct call	*c;
+	sqlite3		*db;
 	const char	*pattern;	/* NULL: none */
 	const char	*globv[SC_NGLOBS];	/* NULL: filter unset */
 	char		*globin[SC_NGLOBS];	/* JSON arrays of values */
 	int		 ck;		/* -1 unset, else 0/1 */
+	int		 sqlpreds;	/* a glob or candidate_key is set */
+	const char	*excl;		/* excluded tables' query, NULL: none */
 	char		*needle;	/* casefolded text, NULL: none */
-	int		 fts;		/* the needle narrows through FTS */
-	struct sc_vnote	*vn;		/* prescanned notes (no FTS) */
-	size_t		 nvn;
-	sqlite3_stmt	*vnst;		/* per-column value notes */
+	enum sc_tmode	 tmode;
+	struct sc_ids	 vn;		/* SC_TEXT_SCAN: a value note matches */
+	struct sc_ids	 k;		/* candidates; rows outside never match */
+	int		 have_k;
+	int		 k_exact;	/* k alone decides text and pattern */
+	char		*kjson;		/* k as a JSON array, made on demand */
+	int		 drive_k;	/* statements start from k's rows */
+	size_t		 total;		/* matches */
+	size_t		 driven;	/* rows the count statement stepped */
+	sqlite3_stmt	*win;		/* the window's walk */
+	sqlite3_stmt	*row;		/* a match row by id */
+	sqlite3_stmt	*vnst;		/* value notes of a column */
 };
 
 static int
 sc_dberr(struct sc *s)
 {
-	return call_fail(s->c, "index read failed: %s",
-	    sqlite3_errmsg(s->c->conn->db));
+	return call_fail(s->c, "index read failed: %s", sqlite3_errmsg(s->db));
 }
+
+static int
+sc_oom(struct sc *s)
+{
+	return call_fail(s->c, "out of memory");
+}
+
+/* ------------------------------------------------------------------ */
+/* Id sets                                                              */
+
+static int
+sc_ids_add(struct sc_ids *a, sqlite3_int64 id)
+{
+	sqlite3_int64 *nv;
+	size_t ncap;
+
+	if (a->n == a->cap) {
+		ncap = a->cap == 0 ? 256 : a->cap * 2;
+		if ((nv = realloc(a->v, ncap * sizeof(*nv))) == NULL)
+			return -1;
+		a->v = nv;
+		a->cap = ncap;
+	}
+	a->v[a->n++] = id;
+	return 0;
+}
+
+static int
+sc_ids_cmp(const void *a, const void *b)
+{
+	sqlite3_int64 x = *(const sqlite3_int64 *)a;
+	sqlite3_int64 y = *(const sqlite3_int64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the set and drop duplicates (rowid order needs no sort). */
+static void
+sc_ids_sort(struct sc_ids *a)
+{
+	size_t i, k;
+
+	for (i = 1; i < a->n && a->v[i - 1] < a->v[i]; i++)
+		;
+	if (i < a->n)
+		qsort(a->v, a->n, sizeof(*a->v), sc_ids_cmp);
+	for (i = 0, k = 0; i < a->n; i++)
+		if (k == 0 || a->v[k - 1] != a->v[i])
+			a->v[k++] = a->v[i];
+	a->n = k;
+}
+
+static int
+sc_ids_has(const struct sc_ids *a, sqlite3_int64 id)
+{
+	size_t lo = 0, hi = a->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (a->v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->n && a->v[lo] == id;
+}
+
+/* Keep in a (sorted) the ids that are (keep 1) or are not (keep 0) in b
+ * (sorted). */
+static void
+sc_ids_filter(struct sc_ids *a, const struct sc_ids *b, int keep)
+{
+	size_t i, k;
+
+	for (i = 0, k = 0; i < a->n; i++)
+		if (sc_ids_has(b, a->v[i]) == keep)
+			a->v[k++] = a->v[i];
+	a->n = k;
+}
+
+static void
+sc_ids_free(struct sc_ids *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Append to a the first column of every row of sql (?1 bound to arg
+ * unless NULL), then sort it.  0, or -1 with the call failed. */
+static int
+sc_ids_query(struct sc *s, const char *sql, const char *arg,
+    struct sc_ids *a)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sc_dberr(s);
+	if (arg != NULL)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (sc_ids_add(a, sqlite3_column_int64(st, 0)) == -1) {
+			sqlite3_finalize(st);
+			return sc_oom(s);
+		}
+	if (rc != SQLITE_DONE) {
+		sc_dberr(s);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	sc_ids_sort(a);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters                                                              */
 
 /* The distinct values of glob field i that the glob matches, as a JSON
  * array text into s->globin[i]; *none set when there are none. */
@@ -102,16 +276,16 @@ static int
 sc_glob_values(struct sc *s, size_t i, int *none)
 {
 	sqlite3_stmt *ge = NULL, *gt = NULL, *st;
-	cJSON *arr = NULL;
-	const char *v;
+	cJSON *arr = NULL, *v;
+	const char *t;
 	char *last = NULL;
 	int rc, r = -1;
 
 	if ((arr = cJSON_CreateArray()) == NULL)
-		return call_fail(s->c, "out of memory");
-	if (sqlite3_prepare_v2(s->c->conn->db, sc_seek_ge[i], -1, &ge,
-	    NULL) != SQLITE_OK || sqlite3_prepare_v2(s->c->conn->db,
-	    sc_seek_gt[i], -1, &gt, NULL) != SQLITE_OK) {
+		return sc_oom(s);
+	if (sqlite3_prepare_v2(s->db, sc_seek_ge[i], -1, &ge, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(s->db, sc_seek_gt[i], -1, &gt,
+	    NULL) != SQLITE_OK) {
 		sc_dberr(s);
 		goto out;
 	}
@@ -123,13 +297,18 @@ sc_glob_values(struct sc *s, size_t i, int *none)
 			sc_dberr(s);
 			goto out;
 		}
-		if ((v = (const char *)sqlite3_column_text(st, 0)) == NULL)
+		if ((t = (const char *)sqlite3_column_text(st, 0)) == NULL)
 			break;
-		if (dbp_fnmatch(s->globv[i], v))
-			cJSON_AddItemToArray(arr, cJSON_CreateString(v));
+		if (dbp_fnmatch(s->globv[i], t)) {
+			if ((v = cJSON_CreateString(t)) == NULL) {
+				sc_oom(s);
+				goto out;
+			}
+			cJSON_AddItemToArray(arr, v);
+		}
 		free(last);
-		if ((last = strdup(v)) == NULL) {
-			call_fail(s->c, "out of memory");
+		if ((last = strdup(t)) == NULL) {
+			sc_oom(s);
 			goto out;
 		}
 		sqlite3_reset(st);
@@ -139,7 +318,7 @@ sc_glob_values(struct sc *s, size_t i, int *none)
 	}
 	*none = cJSON_GetArraySize(arr) == 0;
 	if ((s->globin[i] = cJSON_PrintUnformatted(arr)) == NULL) {
-		call_fail(s->c, "out of memory");
+		sc_oom(s);
 		goto out;
 	}
 	r = 0;
@@ -151,25 +330,29 @@ out:
 	return r;
 }
 
-/* Append an FTS5 phrase for literal text (quotes doubled), optionally
- * limited to a column. */
-static void
-sc_fts_phrase(struct dbp_buf *b, const char *col, const char *lit,
-    size_t n)
+/* An FTS5 phrase for literal text (quotes doubled), optionally limited
+ * to a column: malloc'd, NULL on OOM. */
+static char *
+sc_fts_phrase(const char *col, const char *lit, size_t n)
 {
+	struct dbp_buf b;
 	size_t i;
 
-	if (b->len > 0)
-		dbp_buf_adds(b, " AND ");
+	dbp_buf_init(&b, DBP_MAX_FRAME);
 	if (col != NULL)
-		dbp_buf_addf(b, "%s : ", col);
-	dbp_buf_addc(b, '"');
+		dbp_buf_addf(&b, "%s : ", col);
+	dbp_buf_addc(&b, '"');
 	for (i = 0; i < n; i++) {
 		if (lit[i] == '"')
-			dbp_buf_addc(b, '"');
-		dbp_buf_addc(b, lit[i]);
+			dbp_buf_addc(&b, '"');
+		dbp_buf_addc(&b, lit[i]);
 	}
-	dbp_buf_addc(b, '"');
+	dbp_buf_addc(&b, '"');
+	if (b.failed) {
+		dbp_buf_release(&b);
+		return NULL;
+	}
+	return dbp_buf_take(&b);
 }
 
 /* Characters (code points) in s[0..n). */
@@ -206,118 +389,6 @@ sc_literal_run(const char *pat, const char **at)
 	return best;
 }
 
-/* Prescan every per-value note for the needle (used when the needle is
- * too short for the trigram index). */
-static int
-sc_prescan(struct sc *s)
-{
-	static const char sql[] = "SELECT table_fqn, name, value, note "
-	    "FROM value_notes ORDER BY table_fqn, name, ord";
-	sqlite3_stmt *st = NULL;
-	struct sc_vnote *nv, *e;
-	size_t cap = 0;
-	char *cf;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->c->conn->db, sql, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return sc_dberr(s);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((cf = tm_casefold((const char *)sqlite3_column_text(st,
-		    3))) == NULL)
-			goto oom;
-		if (strstr(cf, s->needle) == NULL) {
-			free(cf);
-			continue;
-		}
-		free(cf);
-		if (s->nvn == cap) {
-			cap = cap == 0 ? 64 : cap * 2;
-			if ((nv = realloc(s->vn, cap * sizeof(*nv))) == NULL)
-				goto oom;
-			s->vn = nv;
-		}
-		e = &s->vn[s->nvn++];
-		e->table = strdup((const char *)sqlite3_column_text(st, 0));
-		e->name = strdup((const char *)sqlite3_column_text(st, 1));
-		e->value = strdup((const char *)sqlite3_column_text(st, 2));
-		e->note = strdup((const char *)sqlite3_column_text(st, 3));
-		if (e->table == NULL || e->name == NULL || e->value == NULL ||
-		    e->note == NULL)
-			goto oom;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sc_dberr(s);
-	return 0;
-oom:
-	sqlite3_finalize(st);
-	return call_fail(s->c, "out of memory");
-}
-
-/* Append {value, note} entries of column (table, name) whose note holds
- * the needle to arr.  0 or -1. */
-static int
-sc_value_notes(struct sc *s, const char *table, const char *name,
-    cJSON *arr)
-{
-	static const char sql[] = "SELECT value, note FROM value_notes "
-	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
-	size_t lo, hi, mid;
-	cJSON *o;
-	char *cf;
-	int rc, cmp;
-
-	if (!s->fts) {
-		/* first prescanned note of (table, name), by bisection */
-		lo = 0;
-		hi = s->nvn;
-		while (lo < hi) {
-			mid = (lo + hi) / 2;
-			cmp = strcmp(s->vn[mid].table, table);
-			if (cmp == 0)
-				cmp = strcmp(s->vn[mid].name, name);
-			if (cmp < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < s->nvn && strcmp(s->vn[lo].table, table) == 0 &&
-		    strcmp(s->vn[lo].name, name) == 0; lo++) {
-			if ((o = cJSON_CreateObject()) == NULL)
-				return -1;
-			cJSON_AddItemToObject(o, "value", tm_json(s->vn[lo].value));
-			cJSON_AddStringToObject(o, "note", s->vn[lo].note);
-			cJSON_AddItemToArray(arr, o);
-		}
-		return 0;
-	}
-	if (s->vnst == NULL && sqlite3_prepare_v2(s->c->conn->db, sql, -1,
-	    &s->vnst, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_reset(s->vnst);
-	sqlite3_bind_text(s->vnst, 1, table, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s->vnst, 2, name, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(s->vnst)) == SQLITE_ROW) {
-		const char *note = (const char *)sqlite3_column_text(s->vnst, 1);
-
-		if ((cf = tm_casefold(note)) == NULL)
-			return -1;
-		if (strstr(cf, s->needle) != NULL) {
-			if ((o = cJSON_CreateObject()) == NULL) {
-				free(cf);
-				return -1;
-			}
-			cJSON_AddItemToObject(o, "value", tm_json((const char *)
-			    sqlite3_column_text(s->vnst, 0)));
-			cJSON_AddStringToObject(o, "note", note);
-			cJSON_AddItemToArray(arr, o);
-		}
-		free(cf);
-	}
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* 1 when casefold(t) holds the needle; t may be NULL. */
 static int
 sc_has(struct sc *s, const char *t, int *oom)
@@ -335,6 +406,447 @@ sc_has(struct sc *s, const char *t, int *oom)
 	free(cf);
 	return hit;
 }
+
+/* Step the value notes of column (table, name) in file order: the
+ * statement, reset and bound, or NULL with the call failed. */
+static sqlite3_stmt *
+sc_vnotes(struct sc *s, const char *table, const char *name)
+{
+	static const char sql[] = "SELECT value, note FROM value_notes "
+	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
+
+	if (s->vnst == NULL && sqlite3_prepare_v2(s->db, sql, -1, &s->vnst,
+	    NULL) != SQLITE_OK) {
+		sc_dberr(s);
+		return NULL;
+	}
+	sqlite3_reset(s->vnst);
+	sqlite3_bind_text(s->vnst, 1, table, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s->vnst, 2, name, -1, SQLITE_TRANSIENT);
+	return s->vnst;
+}
+
+/* The text predicate of one row with Python's semantics, reading its
+ * value notes: *hit.  0, or -1 with the call failed. */
+static int
+sc_text_row(struct sc *s, const char *table, const char *name,
+    const char *part, const char *label, const char *note, int *hit)
+{
+	sqlite3_stmt *st;
+	int oom = 0, rc;
+
+	if (part[0] != '\0') {
+		*hit = sc_has(s, label, &oom);
+		return oom ? sc_oom(s) : 0;
+	}
+	*hit = sc_has(s, name, &oom) || sc_has(s, note, &oom);
+	if (oom)
+		return sc_oom(s);
+	if (*hit)
+		return 0;
+	if ((st = sc_vnotes(s, table, name)) == NULL)
+		return -1;
+	rc = SQLITE_DONE;
+	while (!*hit && !oom && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		*hit = sc_has(s, (const char *)sqlite3_column_text(st, 1),
+		    &oom);
+	if (oom)
+		rc = sc_oom(s);
+	else if (!*hit && rc != SQLITE_DONE)
+		rc = sc_dberr(s);
+	else
+		rc = 0;
+	sqlite3_reset(st);
+	return rc;
+}
+
+/*
+ * SC_TEXT_SET: the rows the text matches, into k.  An ASCII needle of
+ * three or more characters without a newline: the trigram index's rows,
+ * minus the rows holding non-ASCII text, plus those of them that match
+ * in C.  A needle that is not ASCII cannot occur in ASCII text: only the
+ * non-ASCII rows are tested.
+ */
+static int
+sc_text_set(struct sc *s, int ascii)
+{
+	static const char fts[] = "SELECT rowid FROM column_text "
+	    "WHERE column_text MATCH ?1";
+	static const char sql_row[] = "SELECT table_fqn, name, part, label, "
+	    "note FROM columns WHERE id = ?1";
+	struct sc_ids u;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	char *phrase = NULL;
+	int hit, rc, r = -1;
+
+	memset(&u, 0, sizeof(u));
+	if (ascii) {
+		if ((phrase = sc_fts_phrase(NULL, s->needle,
+		    strlen(s->needle))) == NULL) {
+			sc_oom(s);
+			goto out;
+		}
+		if (sc_ids_query(s, fts, phrase, &s->k) == -1)
+			goto out;
+	}
+	if (sc_ids_query(s, sc_sql_unsafe, NULL, &u) == -1)
+		goto out;
+	if (u.n > 0) {
+		sc_ids_filter(&s->k, &u, 0);
+		if (sqlite3_prepare_v2(s->db, sql_row, -1, &st, NULL) !=
+		    SQLITE_OK) {
+			sc_dberr(s);
+			goto out;
+		}
+	}
+	for (i = 0; i < u.n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, u.v[i]);
+		if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				continue;
+			sc_dberr(s);
+			goto out;
+		}
+		if (sc_text_row(s, (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (const char *)sqlite3_column_text(st, 3),
+		    (const char *)sqlite3_column_text(st, 4), &hit) == -1)
+			goto out;
+		if (hit && sc_ids_add(&s->k, u.v[i]) == -1) {
+			sc_oom(s);
+			goto out;
+		}
+	}
+	sc_ids_sort(&s->k);
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	sc_ids_free(&u);
+	free(phrase);
+	return r;
+}
+
+/* SC_TEXT_SCAN: the columns with a matching value note, into s->vn. */
+static int
+sc_text_scan(struct sc *s)
+{
+	static const char sql[] = "SELECT c.id, v.note FROM value_notes v "
+	    "JOIN columns c ON c.table_fqn = v.table_fqn AND "
+	    "c.name = v.name AND c.part = ''";
+	sqlite3_stmt *st = NULL;
+	int rc, oom = 0;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sc_dberr(s);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!sc_has(s, (const char *)sqlite3_column_text(st, 1),
+		    &oom)) {
+			if (oom)
+				break;
+			continue;
+		}
+		if (sc_ids_add(&s->vn, sqlite3_column_int64(st, 0)) == -1) {
+			oom = 1;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (oom)
+		return sc_oom(s);
+	if (rc != SQLITE_DONE)
+		return call_fail(s->c, "index read failed");
+	sc_ids_sort(&s->vn);
+	return 0;
+}
+
+/* The pattern's candidates: the rows whose label holds its longest
+ * literal run (when three characters or more), intersected into k. */
+static int
+sc_pattern_set(struct sc *s)
+{
+	static const char fts[] = "SELECT rowid FROM column_text "
+	    "WHERE column_text MATCH ?1";
+	struct sc_ids p;
+	const char *lit;
+	size_t nlit;
+	char *phrase;
+	int r;
+
+	nlit = sc_literal_run(s->pattern, &lit);
+	if (sc_chars(lit, nlit) < TM_FTS_MIN)
+		return 0;
+	if ((phrase = sc_fts_phrase("label", lit, nlit)) == NULL)
+		return sc_oom(s);
+	memset(&p, 0, sizeof(p));
+	r = sc_ids_query(s, fts, phrase, &p);
+	free(phrase);
+	if (r == -1) {
+		sc_ids_free(&p);
+		return -1;
+	}
+	if (s->have_k) {
+		sc_ids_filter(&s->k, &p, 1);
+		sc_ids_free(&p);
+	} else {
+		s->k = p;
+		s->have_k = 1;
+	}
+	return 0;
+}
+
+/* Does the current row of a candidate statement pass the predicates SQL
+ * does not test?  *keep.  0, or -1 with the call failed. */
+static int
+sc_keep(struct sc *s, sqlite3_stmt *st, int *keep)
+{
+	sqlite3_int64 id = sqlite3_column_int64(st, SC_K_ID);
+	const char *label, *part;
+	int oom = 0;
+
+	*keep = 0;
+	if (s->have_k && !sc_ids_has(&s->k, id))
+		return 0;
+	label = (const char *)sqlite3_column_text(st, SC_K_LABEL);
+	if (s->pattern != NULL && (label == NULL ||
+	    !dbp_fnmatch(s->pattern, label)))
+		return 0;
+	if (s->tmode == SC_TEXT_SCAN) {
+		part = (const char *)sqlite3_column_text(st, SC_K_PART);
+		if (part != NULL && part[0] != '\0')
+			*keep = sc_has(s, label, &oom);
+		else
+			*keep = sc_ids_has(&s->vn, id) || sc_has(s,
+			    (const char *)sqlite3_column_text(st, SC_K_NAME),
+			    &oom) || sc_has(s, (const char *)
+			    sqlite3_column_text(st, SC_K_NOTE), &oom);
+		return oom ? sc_oom(s) : 0;
+	}
+	*keep = 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements                                                           */
+
+#define SC_Q_SORT	0x1	/* in (table, column) order */
+#define SC_Q_WALK	0x2	/* keep the filters off their indexes, so
+				 * the order comes from walking the columns */
+#define SC_Q_BY_K	0x4	/* start from k's rows */
+#define SC_Q_EXCLUDED	0x8	/* only rows of excluded tables, ids only */
+
+/* k as a JSON array of integers: malloc'd, NULL with the call failed. */
+static char *
+sc_kjson(struct sc *s)
+{
+	struct dbp_buf b;
+	size_t i;
+
+	dbp_buf_init(&b, DBP_MAX_DOC_BYTES);
+	dbp_buf_addc(&b, '[');
+	for (i = 0; i < s->k.n; i++)
+		dbp_buf_addf(&b, i > 0 ? ",%lld" : "%lld",
+		    (long long)s->k.v[i]);
+	dbp_buf_addc(&b, ']');
+	if (b.failed) {
+		dbp_buf_release(&b);
+		sc_oom(s);
+		return NULL;
+	}
+	return dbp_buf_take(&b);
+}
+
+/* Prepare a candidate statement (columns SC_K_*) with the call's SQL
+ * predicates, its parameters bound.  0, or -1 with the call failed. */
+static int
+sc_prepare(struct sc *s, int flags, sqlite3_stmt **out)
+{
+	const char *plus = (flags & SC_Q_WALK) ? "+" : "";
+	struct dbp_buf q;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+
+	*out = NULL;
+	dbp_buf_init(&q, DBP_MAX_FRAME);
+	dbp_buf_adds(&q, "SELECT c.id");
+	if ((flags & SC_Q_EXCLUDED) || (s->pattern == NULL &&
+	    s->tmode != SC_TEXT_SCAN))
+		dbp_buf_adds(&q, ", NULL, NULL, NULL, NULL");
+	else
+		dbp_buf_addf(&q, ", c.name || c.part, c.part, c.name, %s",
+		    s->tmode == SC_TEXT_SCAN ? "c.note" : "NULL");
+	if (flags & SC_Q_BY_K)
+		dbp_buf_addf(&q, " FROM json_each(?%d) AS k CROSS JOIN "
+		    "columns c ON c.id = k.value WHERE 1", SC_P_IDS);
+	else
+		dbp_buf_adds(&q, " FROM columns c WHERE 1");
+	for (i = 0; i < SC_NGLOBS; i++)
+		if (s->globin[i] != NULL)
+			dbp_buf_addf(&q, " AND %sc.%s IN (SELECT value FROM "
+			    "json_each(?%zu))", plus, sc_globs[i], i + 1);
+	/* a part never carries candidate_key (SPEC 2.2.3): the implied
+	 * False of its ratio is not a known value */
+	if (s->ck != -1)
+		dbp_buf_addf(&q, " AND c.part = '' AND %sc.candidate_key = "
+		    "?%d", plus, SC_P_CK);
+	if (flags & SC_Q_EXCLUDED)
+		dbp_buf_addf(&q, " AND c.table_fqn IN (%s)", s->excl);
+	else if (s->excl != NULL)
+		dbp_buf_addf(&q, " AND c.table_fqn NOT IN (%s)", s->excl);
+	if (flags & SC_Q_SORT)
+		dbp_buf_adds(&q, " ORDER BY c.table_fqn, c.name, "
+		    "c.part <> '', c.ord");
+	if (q.failed) {
+		dbp_buf_release(&q);
+		return sc_oom(s);
+	}
+	if (sqlite3_prepare_v2(s->db, q.ptr, -1, &st, NULL) != SQLITE_OK) {
+		dbp_buf_release(&q);
+		return sc_dberr(s);
+	}
+	dbp_buf_release(&q);
+	for (i = 0; i < SC_NGLOBS; i++)
+		if (s->globin[i] != NULL)
+			sqlite3_bind_text(st, (int)i + 1, s->globin[i], -1,
+			    SQLITE_STATIC);
+	if (s->ck != -1)
+		sqlite3_bind_int(st, SC_P_CK, s->ck);
+	if (flags & SC_Q_BY_K) {
+		if (s->kjson == NULL && (s->kjson = sc_kjson(s)) == NULL) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		sqlite3_bind_text(st, SC_P_IDS, s->kjson, -1, SQLITE_STATIC);
+	}
+	*out = st;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Counting and the window                                              */
+
+/* Count the matches into s->total without building them. */
+static int
+sc_count(struct sc *s)
+{
+	sqlite3_stmt *st = NULL;
+	struct sc_ids ex;
+	int rc, keep;
+	size_t i;
+
+	s->total = 0;
+	s->driven = 0;
+	/* k is the answer but for the excluded tables' rows */
+	if (s->have_k && s->k_exact && !s->sqlpreds) {
+		s->total = s->driven = s->k.n;
+		if (s->excl == NULL)
+			return 0;
+		memset(&ex, 0, sizeof(ex));
+		if (sc_prepare(s, SC_Q_EXCLUDED, &st) == -1)
+			return -1;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (sc_ids_add(&ex, sqlite3_column_int64(st, 0)) == -1) {
+				sqlite3_finalize(st);
+				sc_ids_free(&ex);
+				return sc_oom(s);
+			}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			sc_ids_free(&ex);
+			return sc_dberr(s);
+		}
+		sc_ids_sort(&ex);
+		for (i = 0; i < ex.n; i++)
+			if (sc_ids_has(&s->k, ex.v[i]))
+				s->total--;
+		sc_ids_free(&ex);
+		return 0;
+	}
+	if (sc_prepare(s, s->drive_k ? SC_Q_BY_K : 0, &st) == -1)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->driven++;
+		if (sc_keep(s, st, &keep) == -1) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		s->total += keep;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sc_dberr(s);
+}
+
+/* The highest column id: the size of the print, for the plan. */
+static size_t
+sc_rows(struct sc *s)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT max(id) FROM columns", -1, &st,
+	    NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) > 0)
+		n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Step the window to its next match: 1 with *id, 0 at the end, -1 with
+ * the call failed. */
+static int
+sc_window_next(struct sc *s, sqlite3_int64 *id)
+{
+	int rc, keep;
+
+	while ((rc = sqlite3_step(s->win)) == SQLITE_ROW) {
+		if (sc_keep(s, s->win, &keep) == -1)
+			return -1;
+		if (keep) {
+			*id = sqlite3_column_int64(s->win, SC_K_ID);
+			return 1;
+		}
+	}
+	return rc == SQLITE_DONE ? 0 : sc_dberr(s);
+}
+
+/*
+ * Open the window on the matches in (table, column) order, positioned
+ * at match first.  An ordered walk reads about rows / total rows per
+ * match; gathering reads every row the count statement stepped, then
+ * sorts them.
+ */
+static int
+sc_window_open(struct sc *s, size_t first)
+{
+	sqlite3_int64 id;
+	size_t rows, walk, gather, i;
+	int flags = SC_Q_SORT | SC_Q_WALK, rc;
+
+	sqlite3_finalize(s->win);
+	s->win = NULL;
+	rows = sc_rows(s);
+	walk = s->total == 0 ? rows : (first + SC_PAGE_MATCHES) *
+	    (rows / s->total + 1);
+	if (walk > rows)
+		walk = rows;
+	gather = s->driven * SC_GATHER_COST;
+	if ((s->drive_k || s->sqlpreds) && gather < walk)
+		flags = SC_Q_SORT | (s->drive_k ? SC_Q_BY_K : 0);
+	if (sc_prepare(s, flags, &s->win) == -1)
+		return -1;
+	for (i = 0; i < first; i++) {
+		if ((rc = sc_window_next(s, &id)) == -1)
+			return -1;
+		if (rc == 0)
+			return call_out_of_range(s->c);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Match objects                                                        */
 
 static int
 sc_blank(const char *s)
@@ -361,82 +873,170 @@ sc_int(sqlite3_stmt *st, int i)
 }
 
 /* The match object of the current row (upstream 3.2 step 4 key order);
- * vnotes (owned, may be NULL) is attached when non-empty. */
+ * vnotes (owned, may be NULL) is attached when non-empty.  NULL on OOM. */
 static cJSON *
 sc_match(sqlite3_stmt *st, cJSON *vnotes)
 {
 	const char *part = sc_text(st, SC_PART), *v;
 	cJSON *m, *rc;
+	int e = 0;
 
 	if ((m = cJSON_CreateObject()) == NULL) {
 		cJSON_Delete(vnotes);
 		return NULL;
 	}
-	cJSON_AddStringToObject(m, "table", sc_text(st, SC_TABLE));
-	cJSON_AddStringToObject(m, "column", sc_text(st, SC_NAME));
+	e |= srv_json_put(m, "table", cJSON_CreateString(sc_text(st, SC_TABLE)));
+	e |= srv_json_put(m, "column", cJSON_CreateString(sc_text(st, SC_NAME)));
 	v = sc_text(st, SC_SQL_TYPE);
-	cJSON_AddStringToObject(m, "sql_type", v != NULL ? v : "");
+	e |= srv_json_put(m, "sql_type", cJSON_CreateString(v != NULL ? v : ""));
 	v = sc_text(st, SC_CLASS);
-	cJSON_AddStringToObject(m, "classification", v != NULL ? v : "");
+	e |= srv_json_put(m, "classification", cJSON_CreateString(v != NULL ? v :
+	    ""));
 	if (sqlite3_column_type(st, SC_T_ROWS) != SQLITE_NULL)
-		cJSON_AddItemToObject(m, "row_count", sc_int(st, SC_T_ROWS));
+		e |= srv_json_put(m, "row_count", sc_int(st, SC_T_ROWS));
 	if (sqlite3_column_int(st, SC_T_SCOPED) == 1) {
 		/* spec 4.3: a part of a table read in part carries the scope
 		 * block too (upstream drops it for parts) */
 		if (part[0] == '\0' &&
 		    sqlite3_column_type(st, SC_ROWS) != SQLITE_NULL)
-			cJSON_AddItemToObject(m, "rows_scanned", sc_int(st,
-			    SC_ROWS));
+			e |= srv_json_put(m, "rows_scanned", sc_int(st, SC_ROWS));
 		else if (sqlite3_column_type(st, SC_T_SCANNED) != SQLITE_NULL)
-			cJSON_AddItemToObject(m, "rows_scanned", sc_int(st,
+			e |= srv_json_put(m, "rows_scanned", sc_int(st,
 			    SC_T_SCANNED));
 		v = sc_text(st, SC_T_SCOPE);
-		cJSON_AddItemToObject(m, "scope", tm_json(v != NULL ? v :
-		    "{}"));
+		e |= srv_json_put(m, "scope", tm_json(v != NULL ? v : "{}"));
 		if (sqlite3_column_type(st, SC_T_STATS_ROWS) != SQLITE_NULL) {
-			rc = sc_int(st, SC_T_STATS_ROWS);
-			if (cJSON_HasObjectItem(m, "row_count"))
-				cJSON_ReplaceItemInObjectCaseSensitive(m,
-				    "row_count", rc);
-			else
-				cJSON_AddItemToObject(m, "row_count", rc);
+			/* in place of the manifest's row_count, if any */
+			if ((rc = sc_int(st, SC_T_STATS_ROWS)) == NULL)
+				e = -1;
+			else if (!cJSON_HasObjectItem(m, "row_count"))
+				e |= srv_json_put(m, "row_count", rc);
+			else if (!cJSON_ReplaceItemInObjectCaseSensitive(m,
+			    "row_count", rc)) {
+				cJSON_Delete(rc);
+				e = -1;
+			}
 		}
 	}
 	if ((v = sc_text(st, SC_LOOKS)) != NULL) {
-		cJSON_AddStringToObject(m, "looks_like", v);
+		e |= srv_json_put(m, "looks_like", cJSON_CreateString(v));
 		if (sqlite3_column_type(st, SC_SAMPLED) != SQLITE_NULL)
-			cJSON_AddItemToObject(m, "sampled", sc_int(st,
-			    SC_SAMPLED));
+			e |= srv_json_put(m, "sampled", sc_int(st, SC_SAMPLED));
 		if (sqlite3_column_type(st, SC_MATCHED) != SQLITE_NULL)
-			cJSON_AddItemToObject(m, "matched", sc_int(st,
-			    SC_MATCHED));
+			e |= srv_json_put(m, "matched", sc_int(st, SC_MATCHED));
 	}
 	if ((v = sc_text(st, SC_SENS)) != NULL)
-		cJSON_AddStringToObject(m, "sensitivity", v);
+		e |= srv_json_put(m, "sensitivity", cJSON_CreateString(v));
 	if ((v = sc_text(st, SC_REDACTED)) != NULL && v[0] != '\0')
-		cJSON_AddStringToObject(m, "redacted", v);
+		e |= srv_json_put(m, "redacted", cJSON_CreateString(v));
 	if (sqlite3_column_type(st, SC_CK) != SQLITE_NULL &&
 	    sqlite3_column_int(st, SC_CK) != 0) {
-		cJSON_AddTrueToObject(m, "candidate_key");
+		e |= srv_json_put(m, "candidate_key", cJSON_CreateTrue());
 		if ((v = sc_text(st, SC_CKX)) != NULL)
-			cJSON_AddItemToObject(m, "candidate_key_exception",
-			    tm_json(v));
+			e |= srv_json_put(m, "candidate_key_exception", tm_json(v));
 	}
 	if (part[0] == '\0') {
 		v = sc_text(st, SC_NOTE);
 		if (!sc_blank(v))
-			cJSON_AddStringToObject(m, "annotation", v);
+			e |= srv_json_put(m, "annotation", cJSON_CreateString(v));
 		if (vnotes != NULL && cJSON_GetArraySize(vnotes) > 0) {
-			cJSON_AddItemToObject(m, "value_notes", vnotes);
+			e |= srv_json_put(m, "value_notes", vnotes);
 			vnotes = NULL;
 		}
 	} else {
-		cJSON_AddStringToObject(m, "part", part);
-		cJSON_AddItemToObject(m, "occurrences", sc_int(st, SC_OCC));
+		e |= srv_json_put(m, "part", cJSON_CreateString(part));
+		e |= srv_json_put(m, "occurrences", sc_int(st, SC_OCC));
 	}
 	cJSON_Delete(vnotes);
+	if (e) {
+		cJSON_Delete(m);
+		return NULL;
+	}
 	return m;
 }
+
+/* The {value, note} entries of column (table, name) whose note holds
+ * the needle: an array, or NULL with the call failed. */
+static cJSON *
+sc_value_notes(struct sc *s, const char *table, const char *name)
+{
+	sqlite3_stmt *st;
+	const char *note;
+	cJSON *arr, *o;
+	int rc, oom = 0;
+
+	if ((arr = cJSON_CreateArray()) == NULL) {
+		sc_oom(s);
+		return NULL;
+	}
+	if ((st = sc_vnotes(s, table, name)) == NULL) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		note = (const char *)sqlite3_column_text(st, 1);
+		if (!sc_has(s, note, &oom)) {
+			if (oom)
+				break;
+			continue;
+		}
+		if ((o = cJSON_CreateObject()) == NULL) {
+			oom = 1;
+			break;
+		}
+		cJSON_AddItemToArray(arr, o);
+		if (srv_json_put(o, "value", tm_json((const char *)
+		    sqlite3_column_text(st, 0))) == -1 ||
+		    srv_json_put(o, "note", cJSON_CreateString(note)) == -1) {
+			oom = 1;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	if (oom || rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		if (oom)
+			sc_oom(s);
+		else
+			sc_dberr(s);
+		return NULL;
+	}
+	return arr;
+}
+
+/* The match object of column row id: NULL with the call failed. */
+static cJSON *
+sc_item(struct sc *s, sqlite3_int64 id)
+{
+	cJSON *vn = NULL, *m;
+	int rc;
+
+	if (s->row == NULL && sqlite3_prepare_v2(s->db, sc_select, -1,
+	    &s->row, NULL) != SQLITE_OK) {
+		sc_dberr(s);
+		return NULL;
+	}
+	sqlite3_reset(s->row);
+	sqlite3_bind_int64(s->row, 1, id);
+	if ((rc = sqlite3_step(s->row)) != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			call_fail(s->c, "index read failed: column %lld has "
+			    "no table", (long long)id);
+		else
+			sc_dberr(s);
+		return NULL;
+	}
+	if (s->needle != NULL && sc_text(s->row, SC_PART)[0] == '\0' &&
+	    (vn = sc_value_notes(s, sc_text(s->row, SC_TABLE),
+	    sc_text(s->row, SC_NAME))) == NULL)
+		return NULL;
+	if ((m = sc_match(s->row, vn)) == NULL)
+		sc_oom(s);
+	return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* The reply                                                            */
 
 /* Pin manifest.yaml, then every declared statistics and annotations
  * file of every walkable table (upstream 3.2 step 2). */
@@ -453,168 +1053,156 @@ sc_pin(struct call *c)
 	return call_pin_query(c, sql);
 }
 
-/* FQNs of walkable tables matching sql (one text column), sorted. */
-static cJSON *
-sc_tables(struct call *c, const char *sql)
+/* Add under key to head the FQNs (sorted) that sql returns, when any. */
+static int
+sc_head_tables(struct sc *s, cJSON *head, const char *key, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
-	cJSON *arr;
+	cJSON *arr, *v;
 	int rc;
 
-	if ((arr = cJSON_CreateArray()) == NULL) {
-		call_fail(c, "out of memory");
-		return NULL;
-	}
-	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((arr = cJSON_CreateArray()) == NULL)
+		return sc_oom(s);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(
-		    (const char *)sqlite3_column_text(st, 0)));
+		if ((v = cJSON_CreateString((const char *)
+		    sqlite3_column_text(st, 0))) == NULL ||
+		    !cJSON_AddItemToArray(arr, v)) {
+			cJSON_Delete(v);
+			sqlite3_finalize(st);
+			cJSON_Delete(arr);
+			return sc_oom(s);
+		}
 	if (rc != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
-	return arr;
+	if (cJSON_GetArraySize(arr) == 0) {
+		cJSON_Delete(arr);
+		return 0;
+	}
+	return srv_json_put(head, key, arr) == -1 ? sc_oom(s) : 0;
 fail:
-	call_fail(c, "index read failed: %s", sqlite3_errmsg(c->conn->db));
+	sc_dberr(s);
 	sqlite3_finalize(st);
 	cJSON_Delete(arr);
-	return NULL;
+	return -1;
 }
 
-/* Run the main query and collect every match into items. */
+/* The first page's keys: unreadable_tables, and switched_off_tables
+ * under a looks_like filter.  The OR term and the NOT NULL term are the
+ * WHERE of partial indexes. */
 static int
-sc_collect(struct sc *s, cJSON *items)
+sc_head(struct sc *s, cJSON *head)
 {
-	struct dbp_buf q, fts;
-	sqlite3_stmt *st = NULL;
-	const char *lit, *label;
-	size_t i, nlit;
-	int np = 0, rc, r = -1, oom = 0, hit;
-	int bind_fts = 0, bind_ck = 0, bind_glob[SC_NGLOBS];
-	cJSON *vn, *m;
+	static const char sql_unreadable[] = "SELECT fqn FROM tables "
+	    "WHERE +walkable = 1 AND (stats_status IN ('parse_error', "
+	    "'too_large', 'unreadable') OR annot_status IN ('parse_error', "
+	    "'schema_error', 'too_large', 'unreadable')) ORDER BY fqn";
+	static const char sql_switched[] = "SELECT fqn FROM tables "
+	    "WHERE +walkable = 1 AND disabled IS NOT NULL AND "
+	    "json_valid(disabled) AND EXISTS (SELECT 1 FROM "
+	    "json_each(tables.disabled) WHERE value = 'looks_like') "
+	    "ORDER BY fqn";
 
-	dbp_buf_init(&q, DBP_MAX_FRAME);
-	dbp_buf_init(&fts, DBP_MAX_FRAME);
-	dbp_buf_adds(&q, sc_select);
-	if (s->fts)
-		sc_fts_phrase(&fts, NULL, s->needle, strlen(s->needle));
-	if (s->pattern != NULL) {
-		nlit = sc_literal_run(s->pattern, &lit);
-		if (sc_chars(lit, nlit) >= TM_FTS_MIN)
-			sc_fts_phrase(&fts, "label", lit, nlit);
-	}
-	if (fts.len > 0) {
-		bind_fts = ++np;
-		dbp_buf_addf(&q, " AND c.id IN (SELECT rowid FROM column_text "
-		    "WHERE column_text MATCH ?%d)", bind_fts);
-	}
-	for (i = 0; i < SC_NGLOBS; i++) {
-		bind_glob[i] = 0;
-		if (s->globin[i] == NULL)
-			continue;
-		bind_glob[i] = ++np;
-		dbp_buf_addf(&q, sc_in[i], bind_glob[i]);
-	}
-	if (s->ck != -1) {
-		bind_ck = ++np;
-		/* a part never carries candidate_key (SPEC 2.2.3): the
-		 * implied False of its ratio is not a known value */
-		dbp_buf_addf(&q, " AND c.part = '' AND c.candidate_key = ?%d",
-		    bind_ck);
-	}
+	if (sc_head_tables(s, head, "unreadable_tables", sql_unreadable) == -1)
+		return -1;
+	if (s->globv[3] != NULL && sc_head_tables(s, head,
+	    "switched_off_tables", sql_switched) == -1)
+		return -1;
+	return 0;
+}
+
+/* 1 when sql returns a row. */
+static int
+sc_any(struct sc *s, const char *sql, int *any)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sc_dberr(s);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sc_dberr(s);
+	*any = rc == SQLITE_ROW;
+	return 0;
+}
+
+/* Settle the predicates: glob values, exclusions, the text mode and the
+ * candidate set.  *none when nothing can match. */
+static int
+sc_plan(struct sc *s, int *none)
+{
+	const unsigned char *p;
+	size_t i;
+	int rule, any, ascii;
+
+	*none = 0;
+	for (i = 0; i < SC_NGLOBS && !*none; i++)
+		if (s->globv[i] != NULL) {
+			s->sqlpreds = 1;
+			if (sc_glob_values(s, i, none) == -1)
+				return -1;
+		}
+	if (*none)
+		return 0;
+	if (s->ck != -1)
+		s->sqlpreds = 1;
 	/* spec 4.3: a catalog-only view never matches the four filters its
 	 * marker forbids */
-	if (s->ck != -1 || s->globv[2] != NULL || s->globv[3] != NULL ||
-	    s->globv[4] != NULL)
-		dbp_buf_adds(&q, " AND t.catalog_only IS NOT 1");
-	dbp_buf_adds(&q, " ORDER BY c.table_fqn, c.name, c.part <> '', c.ord");
-	if (q.failed || fts.failed) {
-		call_fail(s->c, "out of memory");
-		goto out;
-	}
-	if (sqlite3_prepare_v2(s->c->conn->db, q.ptr, -1, &st, NULL) !=
-	    SQLITE_OK) {
-		sc_dberr(s);
-		goto out;
-	}
-	if (bind_fts)
-		sqlite3_bind_text(st, bind_fts, fts.ptr, -1, SQLITE_STATIC);
-	for (i = 0; i < SC_NGLOBS; i++)
-		if (bind_glob[i])
-			sqlite3_bind_text(st, bind_glob[i], s->globin[i], -1,
-			    SQLITE_STATIC);
-	if (bind_ck)
-		sqlite3_bind_int(st, bind_ck, s->ck);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		label = sc_text(st, SC_LABEL);
-		if (s->pattern != NULL && !dbp_fnmatch(s->pattern, label))
-			continue;
-		vn = NULL;
-		if (s->needle != NULL) {
-			if (sc_text(st, SC_PART)[0] != '\0')
-				hit = sc_has(s, label, &oom);
-			else {
-				if ((vn = cJSON_CreateArray()) == NULL ||
-				    sc_value_notes(s, sc_text(st, SC_TABLE),
-				    sc_text(st, SC_NAME), vn) == -1) {
-					cJSON_Delete(vn);
-					sc_dberr(s);
-					goto out;
-				}
-				hit = cJSON_GetArraySize(vn) > 0 ||
-				    sc_has(s, sc_text(st, SC_NAME), &oom) ||
-				    sc_has(s, sc_text(st, SC_NOTE), &oom);
-			}
-			if (oom) {
-				cJSON_Delete(vn);
-				call_fail(s->c, "out of memory");
-				goto out;
-			}
-			if (!hit) {
-				cJSON_Delete(vn);
-				continue;
-			}
+	rule = s->ck != -1 || s->globv[2] != NULL || s->globv[3] != NULL ||
+	    s->globv[4] != NULL;
+	if (sc_any(s, "SELECT 1 FROM tables WHERE walkable < 1 OR "
+	    "walkable > 1", &any) == -1)
+		return -1;
+	if (!any && rule && sc_any(s, "SELECT 1 FROM tables WHERE "
+	    "catalog_only = 1 AND fqn IS NOT NULL", &any) == -1)
+		return -1;
+	if (any)
+		s->excl = rule ? sc_excl_both : sc_excl_walk;
+	if (s->needle != NULL) {
+		ascii = 1;
+		for (p = (const unsigned char *)s->needle; *p != '\0'; p++)
+			if (*p >= 0x80)
+				ascii = 0;
+		if (!ascii || (sc_chars(s->needle, strlen(s->needle)) >=
+		    TM_FTS_MIN && strchr(s->needle, '\n') == NULL)) {
+			s->tmode = SC_TEXT_SET;
+			if (sc_text_set(s, ascii) == -1)
+				return -1;
+			s->have_k = 1;
+		} else {
+			s->tmode = SC_TEXT_SCAN;
+			if (sc_text_scan(s) == -1)
+				return -1;
 		}
-		if ((m = sc_match(st, vn)) == NULL) {
-			call_fail(s->c, "out of memory");
-			goto out;
-		}
-		cJSON_AddItemToArray(items, m);
 	}
-	if (rc != SQLITE_DONE) {
-		sc_dberr(s);
-		goto out;
-	}
-	r = 0;
-out:
-	sqlite3_finalize(st);
-	dbp_buf_release(&q);
-	dbp_buf_release(&fts);
-	return r;
+	if (s->pattern != NULL && sc_pattern_set(s) == -1)
+		return -1;
+	s->k_exact = s->tmode == SC_TEXT_SET && s->pattern == NULL;
+	/* a statement starts from k's rows unless k is exact and an index
+	 * of the filters gives fewer to test */
+	s->drive_k = s->have_k && !(s->k_exact && s->sqlpreds);
+	return 0;
 }
 
 int
 tool_search_columns(struct call *c)
 {
-	static const char sql_unreadable[] = "SELECT fqn FROM tables "
-	    "WHERE walkable = 1 AND (stats_status IN ('parse_error', "
-	    "'too_large', 'unreadable') OR annot_status IN ('parse_error', "
-	    "'schema_error', 'too_large', 'unreadable')) ORDER BY fqn";
-	static const char sql_switched[] = "SELECT fqn FROM tables "
-	    "WHERE walkable = 1 AND disabled IS NOT NULL AND "
-	    "json_valid(disabled) AND EXISTS (SELECT 1 FROM "
-	    "json_each(tables.disabled) WHERE value = 'looks_like') "
-	    "ORDER BY fqn";
 	struct sc s;
 	struct page_list pl;
 	const cJSON *a;
-	cJSON *items = NULL, *head = NULL, *arr;
-	size_t pos, i;
+	cJSON *items = NULL, *head = NULL, *m;
+	sqlite3_int64 id;
+	size_t pos, i, n;
 	int r = -1, none = 0, rc;
 	char *mst = NULL, *merr = NULL;
 
 	memset(&s, 0, sizeof(s));
 	s.c = c;
+	s.db = c->conn->db;
 	s.ck = -1;
 	a = cJSON_GetObjectItemCaseSensitive(c->args, "pattern");
 	if (cJSON_IsString(a))
@@ -646,33 +1234,31 @@ tool_search_columns(struct call *c)
 	}
 	if ((items = cJSON_CreateArray()) == NULL ||
 	    (head = cJSON_CreateObject()) == NULL) {
-		call_fail(c, "out of memory");
+		sc_oom(&s);
 		goto out;
 	}
-	if ((arr = sc_tables(c, sql_unreadable)) == NULL)
+	if (sc_head(&s, head) == -1 || sc_plan(&s, &none) == -1)
 		goto out;
-	if (cJSON_GetArraySize(arr) > 0)
-		cJSON_AddItemToObject(head, "unreadable_tables", arr);
-	else
-		cJSON_Delete(arr);
-	if (s.globv[3] != NULL) {
-		if ((arr = sc_tables(c, sql_switched)) == NULL)
+	if (!none) {
+		if (sc_count(&s) == -1 || sc_window_open(&s, 0) == -1)
 			goto out;
-		if (cJSON_GetArraySize(arr) > 0)
-			cJSON_AddItemToObject(head, "switched_off_tables", arr);
-		else
-			cJSON_Delete(arr);
+		for (n = 0; (rc = sc_window_next(&s, &id)) == 1; n++) {
+			if ((m = sc_item(&s, id)) == NULL)
+				goto out;
+			if (!cJSON_AddItemToArray(items, m)) {
+				cJSON_Delete(m);
+				sc_oom(&s);
+				goto out;
+			}
+		}
+		if (rc == -1)
+			goto out;
+		if (n != s.total) {
+			call_fail(c, "index read failed: %zu matches counted, "
+			    "%zu read", s.total, n);
+			goto out;
+		}
 	}
-	for (i = 0; i < SC_NGLOBS && !none; i++)
-		if (s.globv[i] != NULL && sc_glob_values(&s, i, &none) == -1)
-			goto out;
-	if (!none && s.needle != NULL) {
-		s.fts = sc_chars(s.needle, strlen(s.needle)) >= TM_FTS_MIN;
-		if (!s.fts && sc_prescan(&s) == -1)
-			goto out;
-	}
-	if (!none && sc_collect(&s, items) == -1)
-		goto out;
 	memset(&pl, 0, sizeof(pl));
 	pl.head = head;
 	pl.key[0] = "matches";
@@ -682,13 +1268,11 @@ tool_search_columns(struct call *c)
 out:
 	for (i = 0; i < SC_NGLOBS; i++)
 		free(s.globin[i]);
-	for (i = 0; i < s.nvn; i++) {
-		free(s.vn[i].table);
-		free(s.vn[i].name);
-		free(s.vn[i].value);
-		free(s.vn[i].note);
-	}
-	free(s.vn);
+	sc_ids_free(&s.k);
+	sc_ids_free(&s.vn);
+	free(s.kjson);
+	sqlite3_finalize(s.win);
+	sqlite3_finalize(s.row);
 	sqlite3_finalize(s.vnst);
 	free(s.needle);
 	free(mst);

@@ -200,6 +200,31 @@ CREATE TABLE value_notes (
 	PRIMARY KEY (table_fqn, name, ord)
 ) WITHOUT ROWID;
 
+-- search_columns reads what a page shows, through these:
+--   columns_walk    the columns in answer order (table, column, the column
+--                   before its parts, file order) with every field a filter
+--                   tests, so a page walks index entries alone;
+--   columns_non_ascii, value_notes_non_ascii
+--                   rows whose text holds a character outside ASCII (or a
+--                   NUL), where the trigram index's case folding is not
+--                   Python's casefold: their text is tested apart;
+--   tables_unreadable, tables_disabled, tables_catalog_only
+--                   the few tables its first page lists or a filter skips.
+CREATE INDEX columns_walk ON columns(table_fqn, name, part <> '', ord, part,
+    candidate_key, sensitivity, looks_like, redacted, classification,
+    sql_type);
+CREATE INDEX columns_non_ascii ON columns(table_fqn)
+    WHERE length(CAST(label AS BLOB)) > length(label)
+    OR length(CAST(note AS BLOB)) > length(note);
+CREATE INDEX value_notes_non_ascii ON value_notes(table_fqn, name)
+    WHERE length(CAST(note AS BLOB)) > length(note);
+CREATE INDEX tables_unreadable ON tables(fqn)
+    WHERE stats_status IN ('parse_error', 'too_large', 'unreadable')
+    OR annot_status IN ('parse_error', 'schema_error', 'too_large',
+    'unreadable');
+CREATE INDEX tables_disabled ON tables(fqn) WHERE disabled IS NOT NULL;
+CREATE INDEX tables_catalog_only ON tables(fqn) WHERE catalog_only = 1;
+
 -- Relationship edges: what relationships.yaml emits, and what a human added
 -- or rejected in relationships.annotations.yaml.  Stored once, from the file
 -- that states them; the views below give each table its edges both ways.
