@@ -126,6 +126,7 @@ struct ox_run {
 	pthread_cond_t	 cv;
 	size_t		 next;		/* next job a worker takes */
 	size_t		 consumed;	/* jobs the writer finished */
+	size_t		 released;	/* of those, jobs a worker freed */
 	int		 stop;
 };
 
@@ -991,6 +992,11 @@ ox_prepare(struct ox_run *r, struct ox_table *t)
 		}
 }
 
+static void ox_release_job(struct ox_table *);
+
+/* A worker: frees what the writer is done with (the documents were
+ * allocated on this side, and freeing them here keeps the writer's
+ * thread for writing), and prepares the next job within the window. */
 static void *
 ox_worker(void *arg)
 {
@@ -999,12 +1005,21 @@ ox_worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
-		while (!r->stop && r->next < r->njobs &&
-		    r->next >= r->consumed + DBP_INDEX_WINDOW)
+		for (;;) {
+			if (r->released < r->consumed) {
+				i = r->released++;
+				pthread_mutex_unlock(&r->mu);
+				ox_release_job(r->jobs[i]);
+				pthread_mutex_lock(&r->mu);
+				continue;
+			}
+			if (r->stop || r->next >= r->njobs) {
+				pthread_mutex_unlock(&r->mu);
+				return NULL;
+			}
+			if (r->next < r->consumed + DBP_INDEX_WINDOW)
+				break;
 			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->stop || r->next >= r->njobs) {
-			pthread_mutex_unlock(&r->mu);
-			return NULL;
 		}
 		i = r->next++;
 		pthread_mutex_unlock(&r->mu);
@@ -1322,8 +1337,9 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		}
 		if (rc == 0 && ox_write_table(r, w, r->jobs[i]) == -1)
 			rc = -1;
-		ox_release_job(r->jobs[i]);
-		if (nth > 0) {
+		if (nth == 0)
+			ox_release_job(r->jobs[i]);
+		else {
 			pthread_mutex_lock(&r->mu);
 			r->consumed = i + 1;
 			if (rc == -1)
@@ -1344,6 +1360,9 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		pthread_mutex_unlock(&r->mu);
 		for (k = 0; k < nth; k++)
 			pthread_join(th[k], NULL);
+		/* What the workers, gone before the last writes, left. */
+		for (i = r->released; i < r->consumed; i++)
+			ox_release_job(r->jobs[i]);
 		pthread_mutex_destroy(&r->mu);
 		pthread_cond_destroy(&r->cv);
 	}

@@ -298,9 +298,65 @@ ydoc_shortest(double x, char digits[24], int *ndig, int *decpt, int slow)
 	*decpt = atoi(tmp + k + 1) + 1;
 }
 
-/* dbp_float_repr, its digits found by bisection alone when slow. */
+/*
+ * The significant digits of a decimal spelled text ([-+]?d*.d*, an
+ * optional exponent), trailing zeros dropped, and its decimal point
+ * position as ydoc_shortest gives them; -1 when text is spelled
+ * otherwise or has more than DBL_DIG significant digits.  Those of a
+ * float's YAML text are then its shortest digits, by the argument of
+ * ydoc_shortest, when the float is normal.
+ */
+static int
+ydoc_text_digits(const char *text, char digits[24], int *ndig, int *decpt)
+{
+	const char *p = text;
+	int n = 0, dp = 0, point = 0, any = 0, e = 0, esign = 1, ne = 0;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; *p != '\0' && *p != 'e' && *p != 'E'; p++) {
+		if (*p == '.' && !point) {
+			point = 1;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return -1;
+		any = 1;
+		if (n == 0 && *p == '0') {
+			dp -= point;
+			continue;
+		}
+		if (n == 23)
+			return -1;
+		digits[n++] = *p;
+		dp += !point;
+	}
+	if (!any)
+		return -1;
+	if (*p != '\0') {
+		p++;
+		if (*p == '-' || *p == '+')
+			esign = *p++ == '-' ? -1 : 1;
+		for (; *p >= '0' && *p <= '9' && ne < 6; p++, ne++)
+			e = e * 10 + (*p - '0');
+		if (ne == 0 || *p != '\0')
+			return -1;
+	}
+	while (n > 0 && digits[n - 1] == '0')
+		n--;
+	if (n == 0 || n > DBL_DIG)
+		return -1;
+	digits[n] = '\0';
+	*ndig = n;
+	*decpt = dp + esign * e;
+	return 0;
+}
+
+/* dbp_float_repr, its digits found by bisection alone when slow, or read
+ * from text (the YAML spelling x was read from) when that can be. */
 static char *
-ydoc_float_repr(double x, char out[DBP_FLOAT_REPR_MAX], int slow)
+ydoc_float_repr(double x, char out[DBP_FLOAT_REPR_MAX], int slow,
+    const char *text)
 {
 	char dig[24], *o = out;
 	int n, decpt, i;
@@ -319,7 +375,9 @@ ydoc_float_repr(double x, char out[DBP_FLOAT_REPR_MAX], int slow)
 		strcpy(o, "0.0");
 		return out;
 	}
-	ydoc_shortest(fabs(x), dig, &n, &decpt, slow);
+	if (slow || text == NULL || fabs(x) < DBL_MIN ||
+	    ydoc_text_digits(text, dig, &n, &decpt) == -1)
+		ydoc_shortest(fabs(x), dig, &n, &decpt, slow);
 	if (decpt > -4 && decpt <= 16) {
 		if (decpt <= 0) {
 			*o++ = '0';
@@ -359,13 +417,13 @@ ydoc_float_repr(double x, char out[DBP_FLOAT_REPR_MAX], int slow)
 char *
 dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX])
 {
-	return ydoc_float_repr(x, out, 0);
+	return ydoc_float_repr(x, out, 0, NULL);
 }
 
 char *
 ix_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX])
 {
-	return ydoc_float_repr(x, out, 1);
+	return ydoc_float_repr(x, out, 1, NULL);
 }
 
 const char *
@@ -410,15 +468,16 @@ ydoc_number(double v, const char *text)
 	return n;
 }
 
-/* The JSON spelling of a float: Python repr, but Infinity and NaN. */
+/* The JSON spelling of a float read from text: Python repr, but
+ * Infinity and NaN. */
 static const char *
-ydoc_float_json(double v, char out[DBP_FLOAT_REPR_MAX])
+ydoc_float_json(double v, const char *text, char out[DBP_FLOAT_REPR_MAX])
 {
 	if (isnan(v))
 		return "NaN";
 	if (isinf(v))
 		return v < 0 ? "-Infinity" : "Infinity";
-	return dbp_float_repr(v, out);
+	return ydoc_float_repr(v, out, 0, text);
 }
 
 /*
@@ -1014,13 +1073,16 @@ ydoc_resolve(const char *v, size_t len)
 
 	if (len == 0)
 		return YT_NULL;
-	/* Every null and bool spelling is 1 to 5 bytes long. */
-	if (len <= 5 && (!strcmp(v, "~") || !strcmp(v, "null") ||
-	    !strcmp(v, "Null") || !strcmp(v, "NULL")))
-		return YT_NULL;
-	for (i = 0; len <= 5 && i < sizeof(bools) / sizeof(bools[0]); i++)
-		if (strcmp(v, bools[i]) == 0)
-			return YT_BOOL;
+	/* Every null and bool spelling is 1 to 5 bytes long and starts
+	 * with one of these. */
+	if (len <= 5 && strchr("~nNyYtTfFoO", v[0]) != NULL) {
+		if (!strcmp(v, "~") || !strcmp(v, "null") ||
+		    !strcmp(v, "Null") || !strcmp(v, "NULL"))
+			return YT_NULL;
+		for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+			if (strcmp(v, bools[i]) == 0)
+				return YT_BOOL;
+	}
 	if (strchr("-+0123456789.", v[0]) != NULL && ydoc_is_float(v, len))
 		return YT_FLOAT;
 	if (strchr("-+0123456789", v[0]) != NULL && ydoc_is_int(v, len))
@@ -1551,7 +1613,7 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 	case YT_FLOAT:
 		if (ydoc_float_value(y, n, &v) == -1)
 			return -1;
-		*out = ydoc_number(v, ydoc_float_json(v, fr));
+		*out = ydoc_number(v, ydoc_float_json(v, n->value, fr));
 		break;
 	case YT_TIMESTAMP:
 		if (ydoc_ts_text(y, n, ts, sizeof(ts)) == -1)

@@ -253,6 +253,59 @@ test_float_digits(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A float scalar's spelling, read from its YAML text when it can be,
+ * against bisection on its value. */
+static void
+test_float_text(void **state)
+{
+	static const char *const fixed[] = {
+		"0.1", "-0.1", "1.", ".5", "-.5e+3", "0.000001", "1.0e-05",
+		"123456789012345.0", "1234567890123456.0", "0.30000000000000004",
+		"1.7976931348623157e+308", "2.2250738585072014e-308",
+		"4.9e-324", "1.0e+400", "1.0e-400", "00012.3400", "1_000.5",
+		"190:20:30.15", "1.5E+3", "9.999999999999999e+22", "1e+16",
+		"100000000000000000000.0", "0.0", "-0.0",
+	};
+	char a[DBP_FLOAT_REPR_MAX], t[96], y[128];
+	struct dbp_diag d;
+	uint64_t s = 0x2545f4914f6cdd1dULL;
+	cJSON *v;
+	size_t i;
+	int bad = 0, n = 0;
+
+	(void)state;
+	for (i = 0; i < 40000 + sizeof(fixed) / sizeof(fixed[0]); i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		if (i < sizeof(fixed) / sizeof(fixed[0]))
+			snprintf(t, sizeof(t), "%s", fixed[i]);
+		else if (i % 2 == 0)
+			snprintf(t, sizeof(t), "%s%llu.%0*llue%c%d",
+			    s & 1 ? "-" : "", (unsigned long long)(s >> 45),
+			    (int)(s >> 8 & 7), (unsigned long long)(s >> 30 &
+			    0x3ffff), s & 2 ? '-' : '+', (int)(s >> 16 & 0x1ff));
+		else
+			snprintf(t, sizeof(t), "%.*f", (int)(s % 19),
+			    (double)(s >> 11) / (double)(1 + (s & 0xffffff)));
+		snprintf(y, sizeof(y), "%s\n", t);
+		v = dbp_ydoc_parse(y, strlen(y), &d);
+		assert_non_null(v);
+		/* A YAML 1.1 float has a point; without one it is an int. */
+		if (cJSON_IsNumber(v) && strchr(t, '.') != NULL &&
+		    !isinf(v->valuedouble) && !isnan(v->valuedouble)) {
+			n++;
+			ix_float_repr_slow(v->valuedouble, a);
+			if (strcmp(dbp_num_text(v), a) != 0 && bad++ < 10)
+				print_error("%s: %s, bisection %s\n", t,
+				    dbp_num_text(v), a);
+		}
+		cJSON_Delete(v);
+	}
+	assert_true(n > 20000);
+	assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
@@ -262,6 +315,7 @@ main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_float_digits),
+		cmocka_unit_test(test_float_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
