@@ -2,7 +2,11 @@
  * ydoc.c - YAML documents loaded as PyYAML's safe_load (libyaml's
  * CSafeLoader) loads them, into cJSON trees.
  *
- * Two passes, as PyYAML has a composer and a constructor:
+ * A document without anchors, aliases, merge keys or explicit tags (every
+ * print file dbprint writes) is built in one pass, events straight into
+ * cJSON (ydoc_fast, below).  Any other document, and any document that
+ * fails, is read again by the exact path, in two passes, as PyYAML has a
+ * composer and a constructor:
  *
  *   compose    reads libyaml events into a graph of nodes.  An alias is a
  *              second pointer to its anchored node, not a copy, and every
