@@ -22,6 +22,8 @@
 #define CALL_RAW_LEN	69	/* 3 + 16 + 16 + 16 + 10 + 8 */
 #define CALL_POS_DIGITS	10
 #define CALL_NO_FILES	"0000000000000000"
+/* Pins appended before the first compaction (call_pin). */
+#define CALL_PINS_BATCH	64
 
 int srv_log_level = SRV_LOG_WARNING;
 
@@ -196,16 +198,40 @@ call_release(struct call *c)
 	free(c->pins);
 	free(c->text);
 	c->pins = NULL;
-	c->npins = 0;
+	c->npins = c->pins_sorted = 0;
 	c->text = NULL;
+	c->set_digest[0] = '\0';
 }
 
+/* Sort the call's pins and drop duplicates. */
+static void
+call_pins_compact(struct call *c)
+{
+	size_t i, k = 0;
+
+	qsort(c->pins, c->npins, sizeof(*c->pins), call_cmp_str);
+	for (i = 0; i < c->npins; i++) {
+		if (k > 0 && strcmp(c->pins[i], c->pins[k - 1]) == 0) {
+			free(c->pins[i]);
+			continue;
+		}
+		c->pins[k++] = c->pins[i];
+	}
+	c->npins = c->pins_sorted = k;
+}
+
+/*
+ * The pins are appended as they come and made distinct in batches: once
+ * they have doubled since the last compaction they are sorted and the
+ * duplicates dropped, so n pins cost O(n log n) however often a tool
+ * pins the same file (the digest skips duplicates anyway).
+ */
 int
 call_pin(struct call *c, const char *const *paths, size_t n)
 {
 	struct dbp_diag d;
 	char **np;
-	size_t i, k;
+	size_t i;
 	int changed = 0;
 
 	if (c->conn == NULL || n == 0)
@@ -223,15 +249,12 @@ call_pin(struct call *c, const char *const *paths, size_t n)
 		return call_fail(c, "out of memory");
 	c->pins = np;
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < c->npins; k++)
-			if (strcmp(c->pins[k], paths[i]) == 0)
-				break;
-		if (k < c->npins)
-			continue;
 		if ((c->pins[c->npins] = strdup(paths[i])) == NULL)
 			return call_fail(c, "out of memory");
 		c->npins++;
 	}
+	if (c->npins >= 2 * c->pins_sorted + CALL_PINS_BATCH)
+		call_pins_compact(c);
 	c->files_digest[0] = '\0';
 	return 0;
 }
@@ -243,114 +266,59 @@ call_pin1(struct call *c, const char *path)
 }
 
 /*
- * call_pin() for many paths at once: one refresh, then the paths appended
- * to the call's pins.  call_pin() checks each new path against every pin
- * already held, which is quadratic over the 20,000 files of a 10,000-table
- * print; the paths of one query come from distinct rows, so the check is
- * not needed here.
+ * A query's paths are kept, checked and digested by watch.c, per index
+ * handle: the call holds only their digest.
  */
-static int
-call_pin_many(struct call *c, const char *const *paths, size_t n)
+int
+call_pin_query(struct call *c, const char *sql)
 {
-	struct dbp_diag d;
-	char **np;
-	size_t i;
+	char *detail = NULL;
 	int changed = 0;
 
-	d.msg[0] = '\0';
-	if (dbp_index_refresh(c->conn->db, c->conn->conf->name,
-	    c->conn->conf->print_root, paths, n, &changed, &d) != 0)
-		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
-		    "the index could not be brought up to date");
+	if (c->conn == NULL)
+		return 0;
+	if (watch_pin_query(c->conn, sql, c->set_digest, &changed,
+	    &detail) == -1) {
+		c->set_digest[0] = '\0';
+		call_fail(c, "%s", detail != NULL ? detail : "out of memory");
+		free(detail);
+		return -1;
+	}
 	if (changed)
 		srv_log(SRV_LOG_INFO, "%s: re-indexed changed print files",
 		    c->conn->conf->name);
-	if ((np = realloc(c->pins, (c->npins + n) * sizeof(*np))) == NULL)
-		return call_fail(c, "out of memory");
-	c->pins = np;
-	for (i = 0; i < n; i++) {
-		if ((c->pins[c->npins] = strdup(paths[i])) == NULL)
-			return call_fail(c, "out of memory");
-		c->npins++;
-	}
 	c->files_digest[0] = '\0';
 	return 0;
 }
 
-int
-call_pin_query(struct call *c, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	const char **paths = NULL, **np;
-	struct dbp_buf arena;
-	size_t n = 0, cap = 0, i, *offs = NULL, *no;
-	int rc, r = -1;
-
-	if (c->conn == NULL)
-		return 0;
-	/* the paths live in one buffer: offsets first, pointers after */
-	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
-	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		call_fail(c, "index read failed: %s",
-		    sqlite3_errmsg(c->conn->db));
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap == 0 ? 1024 : cap * 2;
-			if ((no = realloc(offs, cap * sizeof(*no))) == NULL)
-				goto oom;
-			offs = no;
-		}
-		offs[n++] = arena.len;
-		dbp_buf_add(&arena, sqlite3_column_text(st, 0),
-		    (size_t)sqlite3_column_bytes(st, 0) + 1);
-	}
-	if (rc != SQLITE_DONE) {
-		call_fail(c, "index read failed: %s",
-		    sqlite3_errmsg(c->conn->db));
-		goto out;
-	}
-	if (arena.failed)
-		goto oom;
-	if (n > 0) {
-		if ((np = malloc(n * sizeof(*np))) == NULL)
-			goto oom;
-		paths = np;
-		for (i = 0; i < n; i++)
-			paths[i] = arena.ptr + offs[i];
-		if (call_pin_many(c, paths, n) == -1)
-			goto out;
-	}
-	r = 0;
-	goto out;
-oom:
-	call_fail(c, "out of memory");
-out:
-	sqlite3_finalize(st);
-	dbp_buf_release(&arena);
-	free(offs);
-	free(paths);
-	return r;
-}
-
-/* The digest of the pinned files' current content, into c->files_digest. */
+/* The digest of the pinned files' current content, into c->files_digest:
+ * over the pins, and with call_pin_query's set digest when there is one. */
 static int
 call_files(struct call *c)
 {
 	struct dbp_diag d;
+	char both[40], h[33];
 
 	if (c->files_digest[0] != '\0')
 		return 0;
-	if (c->conn == NULL || c->npins == 0) {
+	if (c->conn == NULL || (c->npins == 0 && c->set_digest[0] == '\0')) {
 		memcpy(c->files_digest, CALL_NO_FILES, 17);
 		return 0;
 	}
 	d.msg[0] = '\0';
-	if (dbp_files_digest(c->conn->db, (const char *const *)c->pins,
+	if (c->npins == 0)
+		memcpy(c->files_digest, CALL_NO_FILES, 17);
+	else if (dbp_files_digest(c->conn->db, (const char *const *)c->pins,
 	    c->npins, c->files_digest, &d) != 0) {
 		c->files_digest[0] = '\0';
 		return call_fail(c, "%s", d.msg);
+	}
+	if (c->set_digest[0] != '\0') {
+		snprintf(both, sizeof(both), "%s+%s", c->files_digest,
+		    c->set_digest);
+		dbp_hash_hex(both, strlen(both), h);
+		memcpy(c->files_digest, h, 16);
+		c->files_digest[16] = '\0';
 	}
 	return 0;
 }

@@ -57,6 +57,10 @@ struct call {
 	char			*text;		/* the reply text, owned */
 	int			 is_error;	/* text is an error detail */
 	char			 files_digest[17];	/* of pins; "" until computed */
+	char			 set_digest[17];	/* of call_pin_query's
+							 * paths; "" if none */
+	size_t			 pins_sorted;	/* pins[0..pins_sorted) sorted,
+						 * distinct */
 };
 
 /* Free what the call owns (pins, text); the call struct itself is the
@@ -74,6 +78,15 @@ int	call_pin1(struct call *c, const char *path);
  * of the connection (search_columns).  Same contract as call_pin(), built
  * for tens of thousands of paths; the paths must be distinct. */
 int	call_pin_query(struct call *c, const char *sql);
+
+/* watch.c: bring every path the constant query sql returns up to date in
+ * cn's index (spec 7.1) and give the digest of their content in
+ * digest[17].  Kept per index handle between calls, with inotify watches
+ * on their directories, so a call where nothing changed stats nothing
+ * but the print root.  *changed is 1 when something was re-indexed.  0,
+ * or -1 with *detail malloc'd (caller frees). */
+int	watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
+	    int *changed, char **detail);
 
 /* Decode the call's cursor and check it belongs to this tool, these
  * arguments and the current content of every pinned file.  *pos is 0 when

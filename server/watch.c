@@ -1,0 +1,1018 @@
+/*
+ * watch.c - cheap freshness for a call that reads thousands of print files
+ * (search_columns reads every statistics and annotations file of its
+ * connection: 20,000 on a 10,000-table print).
+ *
+ * Spec 7.1 wants every file a call reads checked against its identity on
+ * disk (mtime, size, inode) at the call.  A stat costs microseconds, so
+ * 20,000 of them cost far more than the call itself.  Instead each index
+ * handle keeps, per pinned query, a "set": the paths the query returns,
+ * the identity and hash the index holds for each, and inotify watches on
+ * every directory on the way to them (the print root, each schema and
+ * table directory).  A file stat'ed once while its directory was watched,
+ * and found to match the index, stays verified until an event arrives in
+ * its directory or in any directory above it.  A call then costs:
+ *
+ *   - one non-blocking read of the inotify queue (the kernel queues an
+ *     event before the write, rename, unlink or touch that caused it
+ *     returns, so a change finished before the call is always seen);
+ *   - one stat of the print root (its path resolving to another
+ *     directory, e.g. a renamed parent, is not an event of any watch);
+ *   - PRAGMA data_version and the handle's own change count (another
+ *     process or handle re-indexed: reload identities and hashes);
+ *   - a stat of each file of a directory that had events.
+ *
+ * Where inotify cannot see every change, the files are stat'ed at every
+ * call as before, only without the per-path SQL: a directory that is a
+ * symlink, that cannot be watched (the watch limit, permissions), or that
+ * lies on a network or FUSE filesystem (statfs f_type); a file that is a
+ * symlink or has several hard links; everything after IN_Q_OVERFLOW (once)
+ * and everything when inotify is unavailable or DBPRINT_NO_INOTIFY is set.
+ * A file written through a shared mmap raises no inotify event: prints
+ * are written with write(2) and rename(2), and README "Choices" says so.
+ *
+ * A set lives as long as its index handle: it is registered against the
+ * sqlite3 pointer and freed by the destructor of a no-op SQL function
+ * created on the handle, so it goes when the handle is closed, whoever
+ * closes it (HTTP workers open and close their own handles).
+ */
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "server.h"
+
+/* What the index holds for a file of the set. */
+enum {
+	WT_ROW_NONE,		/* no files row: the index never saw it */
+	WT_ROW_OUTSIDE,		/* outside_root: never re-read */
+	WT_ROW_ABSENT,		/* status absent */
+	WT_ROW_ID,		/* present, with an identity */
+	WT_ROW_NOID		/* any other status without an identity */
+};
+
+/* A directory's watch. */
+enum {
+	WT_D_NONE,		/* not tried yet, or its watch went away */
+	WT_D_WATCHED,		/* watched: events tell its changes */
+	WT_D_MISSING,		/* absent: its parent's watch sees it appear */
+	WT_D_BLIND		/* cannot be watched: stat below it every call */
+};
+
+#define WT_NODIR	((size_t)-1)
+/* Verify-and-refresh rounds of one call: the first finds what changed,
+ * the next ones settle files the re-index could not (blind ones that
+ * keep changing); then the call goes on with what the index holds. */
+#define WT_ROUNDS	3
+#define WT_MASK		(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | \
+			    IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | \
+			    IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | \
+			    IN_ONLYDIR | IN_DONT_FOLLOW)
+
+struct wt_file {
+	char		*path;		/* relative to the root; in the arena */
+	size_t		 dir;		/* index into dirs */
+	int64_t		 dev, ino, size, mtime;	/* the index's identity */
+	uint64_t	 part;		/* digest contribution */
+	unsigned char	 row;		/* WT_ROW_* */
+	unsigned char	 verified;	/* stat'ed under a watch, matched */
+	unsigned char	 blind;		/* symlink or hard-linked: every call */
+};
+
+struct wt_dir {
+	char		*rel;		/* "" for the root; malloc'd */
+	size_t		 parent;	/* WT_NODIR for the root */
+	int		 wd;		/* -1: none */
+	int		 state;		/* WT_D_* */
+	int		 dirty;		/* an event since its files were seen */
+	int		 eff_blind;	/* it or a directory above is blind */
+	size_t		 first, nfiles;	/* its files, in byfile[] */
+};
+
+struct wt_wd {
+	int		 wd;
+	size_t		 dir;
+};
+
+struct watch {
+	sqlite3		*db;		/* the handle it belongs to */
+	char		*root;		/* the print root it watches */
+	int		 ifd;		/* inotify, or -1: stat everything */
+	int		 rootfd;	/* open on the root, or -1 */
+	dev_t		 root_dev;
+	ino_t		 root_ino;
+	int		 root_ok;	/* root_dev/ino hold */
+	/* the set */
+	char		*sql;		/* the query it caches; NULL: none */
+	char		*arena;		/* every path, NUL-separated */
+	struct wt_file	*files;		/* sorted by path */
+	size_t		 nfiles;
+	struct wt_dir	*dirs;		/* sorted by rel: parents first */
+	size_t		 ndirs;
+	size_t		*byfile;	/* file indexes grouped by dir */
+	struct wt_wd	*wds;		/* sorted by wd */
+	size_t		 nwds;
+	int		 wds_stale;	/* rebuild wds before the next lookup */
+	int		 pass;		/* a verification pass is needed */
+	int		 all_dirty;	/* IN_Q_OVERFLOW or a reset */
+	int		 nblind;	/* blind dirs and files: pass each call */
+	sqlite3_int64	 dv, tc;	/* index version the set was loaded at */
+	char		 digest[17];
+};
+
+/* ------------------------------------------------------------------ */
+/* The registry: one watch per sqlite3 handle                           */
+
+static pthread_mutex_t	  wt_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct watch	**wt_all;
+static size_t		  wt_n, wt_cap;
+
+static void
+wt_set_free(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->ndirs; i++)
+		free(w->dirs[i].rel);
+	free(w->dirs);
+	free(w->files);
+	free(w->arena);
+	free(w->byfile);
+	free(w->wds);
+	free(w->sql);
+	w->dirs = NULL;
+	w->files = NULL;
+	w->arena = NULL;
+	w->byfile = NULL;
+	w->wds = NULL;
+	w->sql = NULL;
+	w->ndirs = w->nfiles = w->nwds = 0;
+}
+
+/* The SQL function's destructor: the handle is closing. */
+static void
+wt_destroy(void *p)
+{
+	struct watch *w = p;
+	size_t i;
+
+	pthread_mutex_lock(&wt_mu);
+	for (i = 0; i < wt_n; i++)
+		if (wt_all[i] == w) {
+			wt_all[i] = wt_all[--wt_n];
+			break;
+		}
+	if (wt_n == 0) {
+		free(wt_all);
+		wt_all = NULL;
+		wt_cap = 0;
+	}
+	pthread_mutex_unlock(&wt_mu);
+	wt_set_free(w);
+	if (w->ifd >= 0)
+		close(w->ifd);
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	free(w->root);
+	free(w);
+}
+
+static void
+wt_sqlfn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_null(ctx);
+}
+
+/* Filesystems whose changes made elsewhere (another client, the host of
+ * a VM or container) raise no inotify event here (statfs f_type). */
+static int
+wt_fs_blind(long type)
+{
+	static const unsigned long blind[] = {
+		0x6969,		/* NFS */
+		0x517b,		/* SMB */
+		0xfe534d42,	/* SMB2 */
+		0xff534d42,	/* CIFS */
+		0x65735546,	/* FUSE (sshfs, virtiofs, gcsfuse, ...) */
+		0x01021997,	/* 9P (WSL, QEMU shares) */
+		0x00c36400,	/* Ceph */
+		0x5346414f,	/* AFS */
+		0x6b414653,	/* kAFS */
+		0x73757245,	/* Coda */
+		0x47504653,	/* GPFS */
+		0x0bd00bd0,	/* Lustre */
+		0x786f4256	/* vboxsf */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(blind) / sizeof(blind[0]); i++)
+		if ((unsigned long)type == blind[i] ||
+		    ((unsigned long)type & 0xffffffffUL) == blind[i])
+			return 1;
+	return 0;
+}
+
+/* Open inotify and the root (again); every directory is to be watched
+ * anew and every file seen anew. */
+static void
+wt_reset(struct watch *w)
+{
+	struct stat sb;
+	struct statfs sf;
+	size_t i;
+	const char *off = getenv("DBPRINT_NO_INOTIFY");
+
+	if (w->ifd >= 0)
+		close(w->ifd);
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	w->ifd = -1;
+	w->rootfd = open(w->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->root_ok = w->rootfd >= 0 && fstat(w->rootfd, &sb) == 0;
+	if (w->root_ok) {
+		w->root_dev = sb.st_dev;
+		w->root_ino = sb.st_ino;
+	}
+	if ((off == NULL || off[0] == '\0') && w->root_ok &&
+	    fstatfs(w->rootfd, &sf) == 0 && !wt_fs_blind(sf.f_type))
+		w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	for (i = 0; i < w->ndirs; i++) {
+		w->dirs[i].wd = -1;
+		w->dirs[i].state = WT_D_NONE;
+	}
+	for (i = 0; i < w->nfiles; i++)
+		w->files[i].verified = 0;
+	w->nwds = 0;
+	w->all_dirty = 1;
+	w->pass = 1;
+}
+
+/* The watch of db, created on first use.  NULL on OOM. */
+static struct watch *
+wt_get(sqlite3 *db, const char *root)
+{
+	struct watch *w = NULL, **na;
+	size_t i;
+
+	pthread_mutex_lock(&wt_mu);
+	for (i = 0; i < wt_n; i++)
+		if (wt_all[i]->db == db) {
+			w = wt_all[i];
+			break;
+		}
+	pthread_mutex_unlock(&wt_mu);
+	if (w != NULL) {
+		if (strcmp(w->root, root) == 0)
+			return w;
+		/* another root on the same handle: start over */
+		wt_set_free(w);
+		free(w->root);
+		if ((w->root = strdup(root)) == NULL)
+			return NULL;
+		wt_reset(w);
+		return w;
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->db = db;
+	w->ifd = w->rootfd = -1;
+	if ((w->root = strdup(root)) == NULL) {
+		free(w);
+		return NULL;
+	}
+	pthread_mutex_lock(&wt_mu);
+	if (wt_n == wt_cap) {
+		na = realloc(wt_all, (wt_cap ? wt_cap * 2 : 8) * sizeof(*na));
+		if (na == NULL) {
+			pthread_mutex_unlock(&wt_mu);
+			free(w->root);
+			free(w);
+			return NULL;
+		}
+		wt_all = na;
+		wt_cap = wt_cap ? wt_cap * 2 : 8;
+	}
+	wt_all[wt_n++] = w;
+	pthread_mutex_unlock(&wt_mu);
+	/* from here on the handle owns w: wt_destroy runs at its close */
+	if (sqlite3_create_function_v2(db, "dbprint_watch", 0, SQLITE_UTF8,
+	    w, wt_sqlfn, NULL, NULL, wt_destroy) != SQLITE_OK)
+		return NULL;	/* (the destructor ran: w is gone) */
+	wt_reset(w);
+	return w;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                               */
+
+static int
+wt_wd_cmp(const void *a, const void *b)
+{
+	const struct wt_wd *x = a, *y = b;
+
+	return x->wd < y->wd ? -1 : x->wd > y->wd;
+}
+
+/* Rebuild the wd -> dir lookup from the dirs' watches. */
+static int
+wt_wds_build(struct watch *w)
+{
+	struct wt_wd *nw;
+	size_t i, k;
+
+	free(w->wds);
+	w->wds = NULL;
+	w->nwds = 0;
+	if ((nw = malloc((w->ndirs + 1) * sizeof(*nw))) == NULL)
+		return -1;
+	for (i = 0; i < w->ndirs; i++)
+		if (w->dirs[i].state == WT_D_WATCHED) {
+			nw[w->nwds].wd = w->dirs[i].wd;
+			nw[w->nwds].dir = i;
+			w->nwds++;
+		}
+	qsort(nw, w->nwds, sizeof(*nw), wt_wd_cmp);
+	/* One inode watched under two names (a bind mount): its events
+	 * name one of them, so the others are stat'ed at every call. */
+	for (i = 1, k = 1; i < w->nwds; i++) {
+		if (nw[i].wd == nw[k - 1].wd) {
+			w->dirs[nw[i].dir].state = WT_D_BLIND;
+			w->dirs[nw[i].dir].wd = -1;
+			w->nblind++;
+			w->pass = 1;
+			continue;
+		}
+		nw[k++] = nw[i];
+	}
+	if (w->nwds > 0)
+		w->nwds = k;
+	w->wds = nw;
+	w->wds_stale = 0;
+	return 0;
+}
+
+static int
+wt_dir_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct wt_dir *)elem)->rel);
+}
+
+/* The first dir whose rel is >= key. */
+static size_t
+wt_dir_lower(const struct watch *w, const char *key)
+{
+	size_t lo = 0, hi = w->ndirs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(w->dirs[mid].rel, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void
+wt_dirty(struct watch *w, size_t i)
+{
+	w->dirs[i].dirty = 1;
+	w->pass = 1;
+}
+
+/* Mark rel and every directory below it dirty. */
+static void
+wt_dirty_tree(struct watch *w, const char *rel)
+{
+	struct wt_dir *d;
+	size_t i, n = strlen(rel);
+
+	if (w->ndirs == 0)
+		return;
+	d = bsearch(rel, w->dirs, w->ndirs, sizeof(*w->dirs), wt_dir_cmp);
+	if (d != NULL)
+		wt_dirty(w, (size_t)(d - w->dirs));
+	if (n == 0) {
+		for (i = 0; i < w->ndirs; i++)
+			wt_dirty(w, i);
+		return;
+	}
+	/* "rel/..." is one contiguous run of the sorted dirs */
+	for (i = wt_dir_lower(w, rel); i < w->ndirs; i++) {
+		if (strncmp(w->dirs[i].rel, rel, n) != 0)
+			break;
+		if (w->dirs[i].rel[n] == '/')
+			wt_dirty(w, i);
+	}
+}
+
+/* One event of dir i. */
+static void
+wt_event(struct watch *w, size_t i, const struct inotify_event *ev)
+{
+	char child[DBP_MAX_PATH];
+	struct wt_dir *d = &w->dirs[i];
+
+	wt_dirty(w, i);
+	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT |
+	    IN_IGNORED)) {
+		wt_dirty_tree(w, d->rel);
+		if (ev->mask & IN_IGNORED) {
+			d->wd = -1;
+			d->state = WT_D_NONE;
+			w->wds_stale = 1;
+		}
+		return;
+	}
+	if (ev->len == 0)
+		return;
+	if (d->rel[0] == '\0')
+		snprintf(child, sizeof(child), "%s", ev->name);
+	else if ((size_t)snprintf(child, sizeof(child), "%s/%s", d->rel,
+	    ev->name) >= sizeof(child)) {
+		w->all_dirty = 1;
+		return;
+	}
+	wt_dirty_tree(w, child);
+}
+
+/* Drain the inotify queue into dirty marks. */
+static void
+wt_drain(struct watch *w)
+{
+	char buf[DBP_WATCH_READ] __attribute__((aligned(8)));
+	const struct inotify_event *ev;
+	struct wt_wd key, *hit;
+	ssize_t n;
+	size_t off;
+
+	if (w->ifd < 0)
+		return;
+	for (;;) {
+		n = read(w->ifd, buf, sizeof(buf));
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno != EAGAIN)
+				w->all_dirty = w->pass = 1;
+			return;
+		}
+		if (w->wds_stale && wt_wds_build(w) == -1) {
+			w->all_dirty = w->pass = 1;
+			continue;
+		}
+		for (off = 0; off + sizeof(*ev) <= (size_t)n;
+		    off += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + off);
+			if (ev->mask & IN_Q_OVERFLOW) {
+				w->all_dirty = w->pass = 1;
+				continue;
+			}
+			key.wd = ev->wd;
+			hit = w->nwds == 0 ? NULL : bsearch(&key, w->wds,
+			    w->nwds, sizeof(key), wt_wd_cmp);
+			if (hit == NULL || w->dirs[hit->dir].wd != ev->wd)
+				continue;	/* a watch we dropped */
+			wt_event(w, hit->dir, ev);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading the set from the index                                       */
+
+static int
+wt_file_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct wt_file *)elem)->path);
+}
+
+static int
+wt_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The index's version as this handle sees it: other handles' commits
+ * (data_version) and its own (total_changes). */
+static int
+wt_version(sqlite3 *db, sqlite3_int64 *dv, sqlite3_int64 *tc)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	*dv = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	sqlite3_finalize(s);
+	*tc = (sqlite3_int64)sqlite3_total_changes(db);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* The digest contribution of one file: its path and index hash (or
+ * status, or "absent" without a row), as dbp_files_digest reads them. */
+static uint64_t
+wt_part(const char *path, const char *hash)
+{
+	char buf[DBP_MAX_PATH + 64];
+	size_t n = strlen(path), k = strlen(hash);
+
+	if (n + k + 1 > sizeof(buf))
+		return XXH3_64bits(path, n) ^ XXH3_64bits(hash, k);
+	memcpy(buf, path, n);
+	buf[n] = ':';
+	memcpy(buf + n + 1, hash, k);
+	return XXH3_64bits(buf, n + 1 + k);
+}
+
+
+/* The directory length of path: up to its last '/', 0 for the root. */
+static size_t
+wt_dirlen(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? (size_t)(slash - path) : 0;
+}
+
+/* The index of the dir named by path[0..k), or WT_NODIR. */
+static size_t
+wt_dir_find(const struct watch *w, const char *path, size_t k)
+{
+	char key[DBP_MAX_PATH];
+	struct wt_dir *d;
+
+	if (k >= sizeof(key))
+		return WT_NODIR;
+	memcpy(key, path, k);
+	key[k] = '\0';
+	d = bsearch(key, w->dirs, w->ndirs, sizeof(*d), wt_dir_cmp);
+	return d != NULL ? (size_t)(d - w->dirs) : WT_NODIR;
+}
+
+/* The directories of w's files: each file's and every one above it up
+ * to the root, sorted; their watch state taken over from old's dirs of
+ * the same name.  0, or -1 on OOM. */
+static int
+wt_load_dirs(struct watch *w, struct watch *old)
+{
+	char **all = NULL, **na;
+	const char *path, *prev = NULL;
+	size_t n = 0, cap = 0, i, k, prevk = 0, *fill = NULL;
+	struct wt_dir *d, *od;
+	int r = -1;
+
+	for (i = 0; i < w->nfiles; i++) {
+		path = w->files[i].path;
+		k = wt_dirlen(path);
+		if (prev != NULL && k == prevk && strncmp(prev, path, k) == 0)
+			continue;
+		prev = path;
+		prevk = k;
+		for (;;) {		/* this dir, then each one above */
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				if ((na = realloc(all, cap * sizeof(*na))) ==
+				    NULL)
+					goto out;
+				all = na;
+			}
+			if ((all[n] = strndup(path, k)) == NULL)
+				goto out;
+			n++;
+			if (k == 0)
+				break;
+			do
+				k--;
+			while (k > 0 && path[k] != '/');
+		}
+	}
+	if (n == 0)
+		goto out;	/* (no files: the caller never asks) */
+	qsort(all, n, sizeof(*all), wt_str_cmp);
+	if ((w->dirs = calloc(n, sizeof(*w->dirs))) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (w->ndirs > 0 &&
+		    strcmp(all[i], w->dirs[w->ndirs - 1].rel) == 0)
+			continue;
+		d = &w->dirs[w->ndirs++];
+		d->rel = all[i];
+		all[i] = NULL;
+		d->wd = -1;
+		d->state = WT_D_NONE;
+	}
+	for (i = 0; i < w->ndirs; i++) {
+		d = &w->dirs[i];
+		d->parent = d->rel[0] == '\0' ? WT_NODIR :
+		    wt_dir_find(w, d->rel, wt_dirlen(d->rel));
+		if (old == NULL || old->ndirs == 0)
+			continue;
+		od = bsearch(d->rel, old->dirs, old->ndirs, sizeof(*od),
+		    wt_dir_cmp);
+		if (od == NULL)
+			continue;
+		d->wd = od->wd;
+		d->state = od->state;
+		d->dirty = od->dirty;
+		od->wd = -1;	/* taken over: not removed with old */
+	}
+	if ((fill = calloc(w->ndirs, sizeof(*fill))) == NULL ||
+	    (w->byfile = malloc(w->nfiles * sizeof(*w->byfile))) == NULL)
+		goto out;
+	for (i = 0; i < w->nfiles; i++) {
+		w->files[i].dir = wt_dir_find(w, w->files[i].path,
+		    wt_dirlen(w->files[i].path));
+		if (w->files[i].dir == WT_NODIR)
+			goto out;	/* cannot happen: every dir was added */
+		w->dirs[w->files[i].dir].nfiles++;
+	}
+	for (i = 0, k = 0; i < w->ndirs; i++) {
+		w->dirs[i].first = fill[i] = k;
+		k += w->dirs[i].nfiles;
+	}
+	for (i = 0; i < w->nfiles; i++)
+		w->byfile[fill[w->files[i].dir]++] = i;
+	r = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(all[i]);
+	free(all);
+	free(fill);
+	return r;
+}
+
+/*
+ * (Re)load the set of sql from the index: its paths with the identity,
+ * status and hash the index holds for each, and their directories.  What
+ * the previous set knew (watches, verified files, dirty directories) is
+ * kept for the paths and directories they share; watches of directories
+ * no longer in the set are removed.  0, or -1 with *detail malloc'd.
+ */
+static int
+wt_load(struct watch *w, const char *sql, char **detail)
+{
+	static const char head[] = "WITH q(p) AS (";
+	static const char tail[] = ") SELECT q.p, f.dev, f.ino, f.size, "
+	    "f.mtime_ns, coalesce(f.hash, f.status), f.status FROM q LEFT JOIN "
+	    "files f ON f.path = q.p ORDER BY q.p";
+	struct watch old;
+	struct dbp_buf arena, text;
+	struct wt_file *nf, *of, *f;
+	sqlite3_stmt *st = NULL;
+	const char *p, *status;
+	size_t n = 0, cap = 0, i, *offs = NULL, *no;
+	uint64_t sum = 0;
+	int rc, r = -1;
+
+	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
+	dbp_buf_init(&text, DBP_MAX_FILE_BYTES);
+	old = *w;		/* the previous set, freed at the end */
+	w->sql = NULL;
+	w->arena = NULL;
+	w->files = NULL;
+	w->dirs = NULL;
+	w->byfile = NULL;
+	w->wds = NULL;
+	w->nfiles = w->ndirs = w->nwds = 0;
+	dbp_buf_adds(&text, head);
+	dbp_buf_adds(&text, sql);
+	dbp_buf_adds(&text, tail);
+	if (text.failed || (w->sql = strdup(sql)) == NULL)
+		goto oom;
+	if (sqlite3_prepare_v2(w->db, text.ptr, -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = (const char *)sqlite3_column_text(st, 0);
+		if (p == NULL)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((nf = realloc(w->files, cap * sizeof(*nf))) == NULL)
+				goto oom;
+			w->files = nf;
+			if ((no = realloc(offs, cap * sizeof(*no))) == NULL)
+				goto oom;
+			offs = no;
+		}
+		if (n > 0 && strcmp(arena.ptr + offs[n - 1], p) == 0)
+			continue;	/* a duplicate path */
+		f = &w->files[n];
+		memset(f, 0, sizeof(*f));
+		offs[n] = arena.len;
+		dbp_buf_add(&arena, p, strlen(p) + 1);
+		status = (const char *)sqlite3_column_text(st, 6);
+		if (status == NULL)
+			f->row = WT_ROW_NONE;
+		else if (strcmp(status, "outside_root") == 0)
+			f->row = WT_ROW_OUTSIDE;
+		else if (strcmp(status, "absent") == 0)
+			f->row = WT_ROW_ABSENT;
+		else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+			f->row = WT_ROW_NOID;
+		else
+			f->row = WT_ROW_ID;
+		f->dev = sqlite3_column_int64(st, 1);
+		f->ino = sqlite3_column_int64(st, 2);
+		f->size = sqlite3_column_int64(st, 3);
+		f->mtime = sqlite3_column_int64(st, 4);
+		f->part = wt_part(p, status == NULL ? "absent" :
+		    (const char *)sqlite3_column_text(st, 5));
+		sum += f->part;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto dberr;
+	if (arena.failed)
+		goto oom;
+	w->nfiles = n;
+	w->arena = dbp_buf_take(&arena);
+	for (i = 0; i < n; i++) {
+		f = &w->files[i];
+		f->path = w->arena + offs[i];
+		of = old.nfiles > 0 ? bsearch(f->path, old.files, old.nfiles,
+		    sizeof(*of), wt_file_cmp) : NULL;
+		if (of != NULL) {
+			f->verified = of->verified;
+			f->blind = of->blind;
+		}
+	}
+	if (n > 0 && wt_load_dirs(w, &old) == -1)
+		goto oom;
+	/* the set's digest: order-free, so one file's change is local */
+	{
+		char raw[40];
+
+		snprintf(raw, sizeof(raw), "%016llx:%zu",
+		    (unsigned long long)sum, n);
+		snprintf(w->digest, sizeof(w->digest), "%016llx",
+		    (unsigned long long)XXH3_64bits(raw, strlen(raw)));
+	}
+	w->wds_stale = 1;
+	w->pass = 1;
+	r = 0;
+	goto out;
+dberr:
+	*detail = NULL;
+	if (asprintf(detail, "index read failed: %s",
+	    sqlite3_errmsg(w->db)) < 0)
+		*detail = NULL;
+	goto fail;
+oom:
+	*detail = strdup("out of memory");
+fail:
+	/* keep nothing half-loaded: the next call loads afresh */
+	wt_set_free(w);
+out:
+	sqlite3_finalize(st);
+	dbp_buf_release(&arena);
+	dbp_buf_release(&text);
+	free(offs);
+	/* watches of directories the new set does not hold */
+	for (i = 0; i < old.ndirs; i++)
+		if (old.dirs[i].wd >= 0 && w->ifd >= 0)
+			inotify_rm_watch(w->ifd, old.dirs[i].wd);
+	wt_set_free(&old);
+	if (r == -1)
+		wt_reset(w);	/* drops every watch the new set took over */
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Watching and verifying                                               */
+
+/* Watch dir i (its parent is settled): WT_D_WATCHED, WT_D_MISSING (not
+ * there: the parent's watch sees it appear) or WT_D_BLIND. */
+static void
+wt_watch_dir(struct watch *w, size_t i)
+{
+	struct wt_dir *d = &w->dirs[i];
+	struct stat sb;
+	struct statfs sf;
+	const char *rel = d->rel[0] != '\0' ? d->rel : ".";
+	char abs[DBP_MAX_PATH];
+	int wd, state;
+
+	wd = -1;
+	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", w->root, rel) >=
+	    sizeof(abs))
+		state = WT_D_BLIND;
+	else if (fstatat(w->rootfd, rel, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+		state = errno == ENOENT || errno == ENOTDIR ? WT_D_MISSING :
+		    WT_D_BLIND;
+	else if (S_ISLNK(sb.st_mode))
+		state = WT_D_BLIND;	/* its target's parents are not watched */
+	else if (!S_ISDIR(sb.st_mode))
+		state = WT_D_MISSING;	/* nothing below it exists */
+	else if (sb.st_dev != w->root_dev && (statfs(abs, &sf) == -1 ||
+	    wt_fs_blind(sf.f_type)))
+		state = WT_D_BLIND;
+	else if ((wd = inotify_add_watch(w->ifd, abs, WT_MASK)) == -1)
+		state = errno == ENOENT || errno == ENOTDIR ? WT_D_MISSING :
+		    WT_D_BLIND;
+	else
+		state = WT_D_WATCHED;
+	if (d->wd >= 0 && d->wd != wd)
+		inotify_rm_watch(w->ifd, d->wd);
+	d->wd = wd;
+	d->state = state;
+	w->wds_stale = 1;
+}
+
+/* Stat file f and compare it with the index, as dbp_index_refresh does:
+ * 1 when the index is out of date for it. */
+static int
+wt_stale(struct watch *w, struct wt_file *f)
+{
+	struct stat sb;
+	int present, rc;
+
+	char abs[DBP_MAX_PATH];
+
+	if (w->rootfd >= 0)
+		rc = fstatat(w->rootfd, f->path, &sb, AT_SYMLINK_NOFOLLOW);
+	else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", w->root,
+	    f->path) >= sizeof(abs))
+		rc = -1;
+	else
+		rc = lstat(abs, &sb);
+	if (rc == 0 && S_ISLNK(sb.st_mode)) {
+		/* a change of its target raises no event here */
+		f->blind = 1;
+		rc = w->rootfd >= 0 ? fstatat(w->rootfd, f->path, &sb, 0) :
+		    stat(abs, &sb);
+	} else if (rc == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1)
+		f->blind = 1;	/* written through a link elsewhere */
+	if (f->blind)
+		w->nblind++;
+	present = rc == 0 && S_ISREG(sb.st_mode);
+	switch (f->row) {
+	case WT_ROW_NONE:
+		return present;
+	case WT_ROW_OUTSIDE:
+		return 0;
+	default:
+		if (!present)
+			return f->row != WT_ROW_ABSENT;
+		return f->row != WT_ROW_ID ||
+		    f->dev != (int64_t)sb.st_dev ||
+		    f->ino != (int64_t)sb.st_ino ||
+		    f->size != (int64_t)sb.st_size ||
+		    f->mtime != (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+		    sb.st_mtim.tv_nsec;
+	}
+}
+
+/* One verification pass: (re)watch dirty and unwatched directories top
+ * down, then stat every file not known fresh.  The paths whose index
+ * rows are out of date go to *stale (borrowed from the set).  0, or -1
+ * on OOM. */
+static int
+wt_verify(struct watch *w, const char ***stale, size_t *nstale)
+{
+	struct wt_dir *d;
+	struct wt_file *f;
+	const char **sl = NULL, **ns;
+	size_t i, j, n = 0, cap = 0;
+	int blind = 0, all = w->all_dirty, rewatch;
+
+	w->all_dirty = 0;
+	w->pass = 0;
+	w->nblind = 0;
+	for (i = 0; i < w->ndirs; i++) {
+		d = &w->dirs[i];
+		rewatch = all || d->dirty || d->state == WT_D_NONE ||
+		    d->state == WT_D_BLIND;
+		if (w->ifd < 0 || w->rootfd < 0) {
+			d->state = WT_D_BLIND;
+		} else if (d->parent != WT_NODIR &&
+		    w->dirs[d->parent].eff_blind) {
+			if (d->wd >= 0)
+				inotify_rm_watch(w->ifd, d->wd);
+			d->wd = -1;
+			d->state = WT_D_BLIND;
+			w->wds_stale = 1;
+		} else if (rewatch)
+			wt_watch_dir(w, i);
+		d->eff_blind = d->state == WT_D_BLIND;
+		if (d->eff_blind)
+			blind = 1;
+		for (j = 0; j < d->nfiles; j++) {
+			f = &w->files[w->byfile[d->first + j]];
+			if (!(rewatch || d->eff_blind || !f->verified ||
+			    f->blind))
+				continue;
+			f->blind = 0;	/* wt_stale says again */
+			if (wt_stale(w, f)) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 16;
+					ns = realloc(sl, cap * sizeof(*ns));
+					if (ns == NULL) {
+						free(sl);
+						w->all_dirty = w->pass = 1;
+						return -1;
+					}
+					sl = ns;
+				}
+				sl[n++] = f->path;
+			}
+			f->verified = 1;
+		}
+		d->dirty = 0;
+	}
+	if (blind)
+		w->nblind++;
+	if (w->nblind > 0)
+		w->pass = 1;
+	*stale = sl;
+	*nstale = n;
+	return 0;
+}
+
+int
+watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
+    int *changed, char **detail)
+{
+	struct watch *w;
+	struct dbp_diag d;
+	struct stat sb;
+	const char **stale = NULL;
+	sqlite3_int64 dv, tc;
+	size_t nstale = 0;
+	int round, ch, rc;
+
+	*changed = 0;
+	*detail = NULL;
+	digest[0] = '\0';
+	if ((w = wt_get(cn->db, cn->conf->print_root)) == NULL) {
+		*detail = strdup("out of memory");
+		return -1;
+	}
+	wt_drain(w);
+	/* the root's path may now lead to another directory */
+	if (stat(w->root, &sb) == -1 ? w->root_ok : !w->root_ok ||
+	    sb.st_dev != w->root_dev || sb.st_ino != w->root_ino)
+		wt_reset(w);
+	for (round = 0;; round++) {
+		if (wt_version(cn->db, &dv, &tc) == -1) {
+			if (asprintf(detail, "index read failed: %s",
+			    sqlite3_errmsg(cn->db)) < 0)
+				*detail = NULL;
+			return -1;
+		}
+		if (w->sql == NULL || strcmp(w->sql, sql) != 0 ||
+		    dv != w->dv || tc != w->tc) {
+			if (wt_load(w, sql, detail) == -1)
+				return -1;
+			w->dv = dv;
+			w->tc = tc;
+		}
+		if (w->nfiles == 0 || !w->pass || round == WT_ROUNDS)
+			break;
+		if (wt_verify(w, &stale, &nstale) == -1) {
+			*detail = strdup("out of memory");
+			return -1;
+		}
+		if (w->wds_stale && w->ifd >= 0 && wt_wds_build(w) == -1) {
+			free(stale);
+			*detail = strdup("out of memory");
+			return -1;
+		}
+		if (nstale == 0)
+			break;
+		/* Re-index what changed.  The set is then reloaded (the
+		 * files just verified stay verified) before the digest is
+		 * read; a further pass only stats what is blind. */
+		d.msg[0] = '\0';
+		ch = 0;
+		rc = dbp_index_refresh(cn->db, cn->conf->name, w->root, stale,
+		    nstale, &ch, &d);
+		free(stale);
+		stale = NULL;
+		if (rc != 0) {
+			*detail = strdup(d.msg[0] != '\0' ? d.msg :
+			    "the index could not be brought up to date");
+			return -1;
+		}
+		if (ch)
+			*changed = 1;
+	}
+	memcpy(digest, w->digest, 17);
+	return 0;
+}
