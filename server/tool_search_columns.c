@@ -636,6 +636,7 @@ sc_keep(struct sc *s, sqlite3_stmt *st, int *keep)
 				 * the order comes from walking the columns */
 #define SC_Q_BY_K	0x4	/* start from k's rows */
 #define SC_Q_EXCLUDED	0x8	/* only rows of excluded tables, ids only */
+#define SC_Q_COUNT	0x10	/* count(*) of the rows */
 
 /* k as a JSON array of integers: malloc'd, NULL with the call failed. */
 static char *
@@ -670,13 +671,15 @@ sc_prepare(struct sc *s, int flags, sqlite3_stmt **out)
 
 	*out = NULL;
 	dbp_buf_init(&q, DBP_MAX_FRAME);
-	dbp_buf_adds(&q, "SELECT c.id");
-	if ((flags & SC_Q_EXCLUDED) || (s->pattern == NULL &&
+	if (flags & SC_Q_COUNT)
+		dbp_buf_adds(&q, "SELECT count(*)");
+	else if ((flags & SC_Q_EXCLUDED) || (s->pattern == NULL &&
 	    s->tmode != SC_TEXT_SCAN))
-		dbp_buf_adds(&q, ", NULL, NULL, NULL, NULL");
+		dbp_buf_adds(&q, "SELECT c.id, NULL, NULL, NULL, NULL");
 	else
-		dbp_buf_addf(&q, ", c.name || c.part, c.part, c.name, %s",
-		    s->tmode == SC_TEXT_SCAN ? "c.note" : "NULL");
+		dbp_buf_addf(&q, "SELECT c.id, c.name || c.part, c.part, "
+		    "c.name, %s", s->tmode == SC_TEXT_SCAN ? "c.note" :
+		    "NULL");
 	if (flags & SC_Q_BY_K)
 		dbp_buf_addf(&q, " FROM json_each(?%d) AS k CROSS JOIN "
 		    "columns c ON c.id = k.value WHERE 1", SC_P_IDS);
@@ -763,6 +766,16 @@ sc_count(struct sc *s)
 				s->total--;
 		sc_ids_free(&ex);
 		return 0;
+	}
+	/* only SQL's predicates: SQL counts */
+	if (!s->have_k && s->pattern == NULL && s->tmode != SC_TEXT_SCAN) {
+		if (sc_prepare(s, SC_Q_COUNT, &st) == -1)
+			return -1;
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			s->total = s->driven = (size_t)sqlite3_column_int64(st,
+			    0);
+		sqlite3_finalize(st);
+		return rc == SQLITE_ROW ? 0 : sc_dberr(s);
 	}
 	if (sc_prepare(s, s->drive_k ? SC_Q_BY_K : 0, &st) == -1)
 		return -1;
