@@ -533,8 +533,9 @@ out:
 static int
 sc_text_scan(struct sc *s)
 {
+	/* from the value notes (few), each to its column */
 	static const char sql[] = "SELECT c.id, v.note FROM value_notes v "
-	    "JOIN columns c ON c.table_fqn = v.table_fqn AND "
+	    "CROSS JOIN columns c ON c.table_fqn = v.table_fqn AND "
 	    "c.name = v.name AND c.part = ''";
 	sqlite3_stmt *st = NULL;
 	int rc, oom = 0;
