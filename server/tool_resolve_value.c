@@ -168,15 +168,20 @@ rv_escaped(struct rv *r, const char *kind, const char *file)
 
 /* Fail with the files row's message when the declared file at path is
  * not usable: absent or unparseable (statistics), unparseable or off its
- * schema (annotations, where absent is allowed).  found, st and err are
- * its files row (found 0: none).  0 when usable. */
+ * schema (annotations, where absent is allowed).  0 when usable. */
 static int
-rv_file_ok(struct rv *r, const char *path, int found, const char *st,
-    const char *err, const char *kind, const char *file, int may_miss)
+rv_file_ok(struct rv *r, const char *path, const char *kind,
+    const char *file, int may_miss)
 {
+	char *st, *err;
+	int rc, r2 = 0;
+
 	if (path == NULL)
 		return rv_escaped(r, kind, file);
-	if (!found)
+	rc = ans_file_state(r->c->conn, path, &st, &err);
+	if (rc == -1)
+		return rv_dberr(r);
+	if (rc == 1)
 		return may_miss ? 0 : call_fail(r->c, "manifest references %s "
 		    "but file is absent at %s. Re-run dbprint generate.", file,
 		    path);
@@ -184,70 +189,15 @@ rv_file_ok(struct rv *r, const char *path, int found, const char *st,
 	 * no columns (upstream 3.3), so the column error names none */
 	if (strcmp(st, "ok") == 0 || (may_miss && strcmp(st, "absent") == 0) ||
 	    (!may_miss && strcmp(st, "shape_error") == 0))
-		return 0;
-	if (err != NULL)
-		return call_fail(r->c, "%s", err);
-	return call_fail(r->c, "%s: %s could not be read (%s)", path, file,
-	    st);
-}
-
-/* Check the declared statistics file (path[0]) and, when declared, the
- * statistics annotations (path[1]) with rv_file_ok, reading both files
- * rows at once. */
-static int
-rv_files_ok(struct rv *r, char *const path[2], const int declared[2])
-{
-	static const char sql[] = "SELECT path, coalesce(status, 'absent'), "
-	    "error FROM files WHERE path IN (?1, ?2)";
-	static const char *const kind[2] = { "statistics",
-	    "statistics_annotations" };
-	static const char *const file[2] = { "statistics.yaml",
-	    "statistics.annotations.yaml" };
-	sqlite3_stmt *st = NULL;
-	char *state[2] = { NULL, NULL }, *err[2] = { NULL, NULL };
-	const char *p, *e;
-	int found[2] = { 0, 0 }, rc, k, res = -1;
-
-	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return rv_dberr(r);
-	for (k = 0; k < 2; k++)
-		if (declared[k] && path[k] != NULL)
-			sqlite3_bind_text(st, k + 1, path[k], -1,
-			    SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		p = (const char *)sqlite3_column_text(st, 0);
-		e = (const char *)sqlite3_column_text(st, 2);
-		for (k = 0; k < 2; k++) {
-			if (!declared[k] || path[k] == NULL || p == NULL ||
-			    strcmp(p, path[k]) != 0 || found[k])
-				continue;
-			found[k] = 1;
-			state[k] = strdup((const char *)
-			    sqlite3_column_text(st, 1));
-			err[k] = e != NULL ? strdup(e) : NULL;
-			if (state[k] == NULL || (e != NULL && err[k] == NULL)) {
-				call_fail(r->c, "out of memory");
-				goto out;
-			}
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		rv_dberr(r);
-		goto out;
-	}
-	for (k = 0; k < 2; k++)
-		if (declared[k] && rv_file_ok(r, path[k], found[k], state[k],
-		    err[k], kind[k], file[k], k == 1) == -1)
-			goto out;
-	res = 0;
-out:
-	sqlite3_finalize(st);
-	for (k = 0; k < 2; k++) {
-		free(state[k]);
-		free(err[k]);
-	}
-	return res;
+		r2 = 0;
+	else if (err != NULL)
+		r2 = call_fail(r->c, "%s", err);
+	else
+		r2 = call_fail(r->c, "%s: %s could not be read (%s)", path, file,
+		    st);
+	free(st);
+	free(err);
+	return r2;
 }
 
 /* The table's facts; 1 when it is no walkable entry. */
@@ -1222,7 +1172,10 @@ tool_resolve_value(struct call *c)
 		cJSON_Delete(every);
 		goto out;
 	}
-	if (rv_files_ok(&r, path, declared) == -1)
+	if (rv_file_ok(&r, path[0], "statistics", "statistics.yaml", 0) == -1)
+		goto out;
+	if (declared[1] && rv_file_ok(&r, path[1],
+	    "statistics_annotations", "statistics.annotations.yaml", 1) == -1)
 		goto out;
 	if (rv_column(&r) == -1)
 		goto out;
