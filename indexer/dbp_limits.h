@@ -39,6 +39,12 @@
  * a client receives. */
 #define DBP_PAGE_CHARS		20000
 
+/* Most parts one unit of a list reply (an item, or a head key) is cut
+ * into: a cursor spells its position as unit * DBP_PAGE_MAX_PARTS + part
+ * in ten digits, so a list holds up to ten million items and an item up
+ * to about 19 MB of JSON text; a reply past either fails (page.c). */
+#define DBP_PAGE_MAX_PARTS	1000
+
 /* Longest JSON-RPC line read from stdin (a frame).  Requests are small;
  * 4 MiB is generous and bounds memory per frame. */
 #define DBP_MAX_FRAME		(4L * 1024 * 1024)

@@ -144,6 +144,11 @@ char	*dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX]);
  * Invalid UTF-8 in a string is written as U+FFFD.  Returns malloc'd text
  * (caller frees) or NULL on OOM. */
 char	*dbp_json_dump(const cJSON *v, int indent);
+/* Append to b the dump of v as it reads nested level levels deep inside
+ * an indented dump (its inner lines indented from there): a page writes
+ * its items straight into its own text.  b->failed on OOM. */
+void	dbp_json_dump_into(struct dbp_buf *b, const cJSON *v, int indent,
+	    int level);
 #define DBP_JSON_COMPACT	0	/* "," ":" - what the index stores */
 #define DBP_JSON_PYDEFAULT	(-1)	/* ", " ": " */
 

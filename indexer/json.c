@@ -387,6 +387,18 @@ json_string(struct dbp_buf *b, const char *s)
 	if (b != NULL)
 		dbp_buf_addc(b, '"');
 	while (n > 0) {
+		/* A run of printable ASCII needing no escape goes in whole. */
+		for (k = 0; k < n && p[k] >= 0x20 && p[k] < 0x7f &&
+		    p[k] != '"' && p[k] != '\\'; k++)
+			;
+		if (k > 0) {
+			if (b != NULL)
+				dbp_buf_add(b, p, k);
+			p += k;
+			n -= k;
+			w += k;
+			continue;
+		}
 		k = json_utf8(p, n, &cp);
 		p += k;
 		n -= k;
@@ -442,11 +454,16 @@ dbp_json_width(const char *utf8)
 static void
 json_newline(struct dbp_buf *b, int indent, int level)
 {
-	int i;
+	static const char spaces[] = "                                ";
+	size_t n = (size_t)indent * (size_t)level, k;
 
+	/* The indent a few dozen spaces at a time, not one by one. */
 	dbp_buf_addc(b, '\n');
-	for (i = 0; i < indent * level; i++)
-		dbp_buf_addc(b, ' ');
+	while (n > 0) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		dbp_buf_add(b, spaces, k);
+		n -= k;
+	}
 }
 
 static void
@@ -495,6 +512,12 @@ json_value(struct dbp_buf *b, const cJSON *v, int indent, int level)
 	} else {
 		dbp_buf_adds(b, "null");
 	}
+}
+
+void
+dbp_json_dump_into(struct dbp_buf *b, const cJSON *v, int indent, int level)
+{
+	json_value(b, v, indent, level);
 }
 
 char *

@@ -6,12 +6,25 @@
  * pages and nothing is dropped.
  *
  * A list reply is a sequence of units: each head key, then every item of
- * the list(s).  A unit too large for any page is replaced by parts
+ * the list(s).  A unit too large for any page alone is replaced by parts
  * {"part","parts","text"} whose texts concatenate to its JSON.  A page
- * takes the longest run of units from its position that fits (an
- * exponential probe, then a binary search), measured with a placeholder
- * cursor of the one fixed cursor width.
+ * takes the longest run of units from its position that fits, measured
+ * with a placeholder cursor of the one fixed cursor width.
+ *
+ * The engine is windowed: it produces units from the page's position on,
+ * one at a time (an item through the source's item() callback), sizing
+ * each exactly without serializing the page - the indented dump's length
+ * is a sum over members (page_len) - and stops at the first unit that
+ * does not fit.  A page thus costs what it shows plus one unit, whatever
+ * the length of the list.  The page is then rendered once; only when an
+ * after() hook made it longer than its sum is the run searched again with
+ * real renders.
+ *
+ * A position (the number a cursor carries) is unit * DBP_PAGE_MAX_PARTS
+ * + k: the page starts at unit (head keys first, then the items of both
+ * lists), at its part k + 1 when k > 0.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,135 +34,332 @@
 #define PAGE_INDENT	2
 #define PAGE_MARK_HEAD	"\n<!-- next_cursor: "
 #define PAGE_MARK_TAIL	" -->"
+/* The positions a cursor can carry: call.c spells one in ten digits. */
+#define PAGE_POS_LIMIT	10000000000ULL
+/* Characters a member adds besides its key and value: newline, indent
+ * of the top level, ": " and the separating comma. */
+#define PAGE_MEMBER	6
+/* The same for an item of a list (newline, its indent, comma), and a
+ * non-empty list's brackets with the closing line's indent. */
+#define PAGE_ITEM	6
+#define PAGE_LIST	4
+#define PAGE_EMPTY	2	/* "[]" or "{}" */
 
-enum page_kind { PAGE_HEAD, PAGE_ITEM };
-
-struct page_unit {
-	enum page_kind	 kind;
-	int		 list;		/* PAGE_ITEM: 0 or 1 */
-	const char	*key;		/* PAGE_HEAD: the key */
-	cJSON		*value;		/* borrowed (whole unit) */
-	size_t		 item;		/* PAGE_ITEM: index over both lists */
-	size_t		 id;		/* distinct per original unit */
+/* One unit of a page: a head key, an item, or one part of either. */
+struct page_slot {
+	int		 head;		/* 1: a head key, else an item */
+	int		 list;		/* item: 0 or 1 */
+	const char	*key;		/* head: the key (borrowed) */
+	size_t		 unit;		/* head keys, then the items */
+	size_t		 item;		/* item: index over both lists */
 	int		 part, parts;	/* 0 when whole */
-	char		*text;		/* the part's chunk, owned */
+	cJSON		*value;		/* what the page shows; owned */
+	size_t		 cost;		/* characters it adds to a page */
 };
 
 struct page_eng {
-	const struct page_list	*l;
+	const struct page_src	*s;
 	const char		*cursor_key;	/* next_cursor / nextCursor */
 	int			 always_lists;	/* protocol: list key always */
-	struct page_unit	*u;
-	size_t			 n;
-	size_t			 total;
+	size_t			 nhead, nitems, nunits;
+	size_t			 fixed;		/* every, total, cursor, braces */
+	size_t			 keyw[2];	/* the list keys' widths */
+	struct page_slot	*w;		/* the window from the page start */
+	size_t			 n, cap;
+	/* What page_produce makes next. */
+	size_t			 unit;
+	const cJSON		*head_at;	/* head member of unit */
+	size_t			 skip;		/* parts to skip (a cursor's k) */
+	char			*split;		/* the JSON of the unit in parts */
+	size_t			 split_len, split_off, room;
+	int			 split_part, split_parts;
+	struct page_slot	 split_proto;	/* the unit being split */
+	int			 bad_pos;	/* the position names no part */
 	char			 placeholder[SRV_CURSOR_LEN + 1];
 };
 
+/* ------------------------------------------------------------------ */
+/* Measuring                                                            */
+
+/*
+ * The length of v in an indented (PAGE_INDENT), ensure_ascii dump when it
+ * sits depth levels deep, exactly as dbp_json_dump writes it: a container
+ * is its brackets and closing indent plus, per member, a newline, its
+ * indent, the key and ": " in an object, the value and a comma.
+ */
+static size_t
+page_len(const cJSON *v, size_t depth)
+{
+	const cJSON *c;
+	size_t n, ind = PAGE_INDENT * depth;
+
+	if (cJSON_IsString(v))
+		return dbp_json_width(v->valuestring != NULL ? v->valuestring :
+		    "");
+	if (cJSON_IsNumber(v))
+		return strlen(dbp_num_text(v));
+	if (cJSON_IsTrue(v))
+		return 4;
+	if (cJSON_IsFalse(v))
+		return 5;
+	if (cJSON_IsRaw(v))
+		return strlen(v->valuestring != NULL ? v->valuestring :
+		    "null");
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return 4;			/* null */
+	if (v->child == NULL)
+		return PAGE_EMPTY;
+	n = 2 + ind;
+	for (c = v->child; c != NULL; c = c->next) {
+		n += ind + PAGE_INDENT + 2 + page_len(c, depth + 1);
+		if (cJSON_IsObject(v))
+			n += dbp_json_width(c->string != NULL ? c->string :
+			    "") + 2;
+	}
+	return n;
+}
+
+/* What slot s adds to a page: a head member, or an item of its list. */
+static size_t
+page_cost(const struct page_slot *s)
+{
+	if (s->head)
+		return dbp_json_width(s->key) + page_len(s->value, 1) +
+		    PAGE_MEMBER;
+	return page_len(s->value, 2) + PAGE_ITEM;
+}
+
+/* Tallies of a run of slots, for page_estimate. */
+struct page_tally {
+	size_t	head;		/* head members' costs */
+	size_t	n[2];		/* items per list */
+	size_t	sum[2];		/* their costs */
+};
+
 static void
-page_eng_free(struct page_eng *e)
+page_tally_add(struct page_tally *t, const struct page_slot *s)
 {
-	size_t i;
-
-	for (i = 0; i < e->n; i++)
-		free(e->u[i].text);
-	free(e->u);
-	e->u = NULL;
-	e->n = 0;
+	if (s->head)
+		t->head += s->cost;
+	else {
+		t->n[s->list]++;
+		t->sum[s->list] += s->cost;
+	}
 }
 
-/* A part object {"part", "parts", "text"}; NULL on OOM. */
-static cJSON *
-page_part(int part, int parts, const char *text)
+/* The length of a page holding the tallied slots, with a cursor, before
+ * any after() hook. */
+static size_t
+page_estimate(const struct page_eng *e, const struct page_tally *t,
+    int first_page)
 {
-	cJSON *o;
+	size_t v = e->fixed + t->head;
+	int li;
 
-	if ((o = cJSON_CreateObject()) == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "part", part);
-	cJSON_AddNumberToObject(o, "parts", parts);
-	cJSON_AddStringToObject(o, "text", text);
-	return o;
+	for (li = 0; li < 2; li++) {
+		if (e->s->key[li] == NULL)
+			continue;
+		if (t->n[li] == 0 && !e->always_lists &&
+		    !(first_page && e->s->empty_on_first[li]))
+			continue;
+		v += e->keyw[li] + PAGE_MEMBER + (t->n[li] > 0 ?
+		    PAGE_LIST + t->sum[li] : PAGE_EMPTY);
+	}
+	return v;
 }
 
-/* The value a unit shows on a page: a reference to it, or its part. */
+/* ------------------------------------------------------------------ */
+/* Rendering                                                            */
+
+/* A node showing v without copying it (the page never outlives v). */
 static cJSON *
-page_unit_value(const struct page_unit *u)
+page_ref(const cJSON *v)
 {
-	if (u->parts > 0)
-		return page_part(u->part, u->parts, u->text);
-	if (cJSON_IsObject(u->value))
-		return cJSON_CreateObjectReference(u->value->child);
-	if (cJSON_IsArray(u->value))
-		return cJSON_CreateArrayReference(u->value->child);
-	return cJSON_Duplicate(u->value, 1);
+	if (cJSON_IsObject(v))
+		return cJSON_CreateObjectReference(v->child);
+	if (cJSON_IsArray(v))
+		return cJSON_CreateArrayReference(v->child);
+	if (cJSON_IsString(v) && v->valuestring != NULL)
+		return cJSON_CreateStringReference(v->valuestring);
+	return cJSON_Duplicate(v, 1);
+}
+
+/* Add v under key (an object member with a key that outlives the page)
+ * or to an array (key NULL); v is freed on failure.  0 or -1. */
+static int
+page_put(cJSON *to, const char *key, cJSON *v)
+{
+	cJSON_bool ok;
+
+	if (v == NULL)
+		return -1;
+	ok = key != NULL ? cJSON_AddItemToObjectCS(to, key, v) :
+	    cJSON_AddItemToArray(to, v);
+	if (!ok) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
 }
 
 /*
- * Render the page holding units [start, start + count); cursor is the
- * next_cursor value or NULL for a last page.  The caller frees the tree.
+ * Render the page holding slots w[0 .. count); cursor is the cursor value
+ * or NULL for a last page.  The caller frees the tree; NULL on OOM.
  */
 static cJSON *
-page_render(const struct page_eng *e, size_t start, size_t count,
-    const char *cursor)
+page_render(const struct page_eng *e, const struct page_slot *w,
+    size_t count, int first_page, const char *cursor)
 {
-	const struct page_list *l = e->l;
-	cJSON *page, *arr[2] = { NULL, NULL }, *v, *ev;
-	size_t i, first = 0, nitems = 0, last_id = (size_t)-1;
-	int li, have_first = 0;
+	const struct page_src *s = e->s;
+	cJSON *page, *arr[2] = { NULL, NULL };
+	const cJSON *ev;
+	size_t i, first = 0, nitems = 0, last_unit = (size_t)-1;
+	char num[32];
+	int li, have[2] = { 0, 0 };
 
 	if ((page = cJSON_CreateObject()) == NULL)
 		return NULL;
-	for (i = start; i < start + count; i++)
-		if (e->u[i].kind == PAGE_HEAD &&
-		    (v = page_unit_value(&e->u[i])) != NULL)
-			cJSON_AddItemToObject(page, e->u[i].key, v);
-	if (l->every != NULL)
-		cJSON_ArrayForEach(ev, l->every)
-			cJSON_AddItemReferenceToObject(page, ev->string, ev);
+	for (i = 0; i < count; i++) {
+		if (w[i].head) {
+			if (page_put(page, w[i].key, page_ref(w[i].value)))
+				goto fail;
+		} else
+			have[w[i].list] = 1;
+	}
+	if (s->every != NULL)
+		cJSON_ArrayForEach(ev, s->every)
+			if (page_put(page, ev->string, page_ref(ev)) != 0)
+				goto fail;
 	for (li = 0; li < 2; li++) {
-		if (l->key[li] == NULL)
+		if (s->key[li] == NULL)
 			continue;
-		for (i = start; i < start + count; i++)
-			if (e->u[i].kind == PAGE_ITEM && e->u[i].list == li)
-				break;
-		if (i == start + count && !e->always_lists &&
-		    !(start == 0 && l->empty_on_first[li]))
+		if (!have[li] && !e->always_lists &&
+		    !(first_page && s->empty_on_first[li]))
 			continue;
-		arr[li] = cJSON_AddArrayToObject(page, l->key[li]);
+		if ((arr[li] = cJSON_CreateArray()) == NULL ||
+		    page_put(page, s->key[li], arr[li]) != 0)
+			goto fail;
 	}
-	for (i = start; i < start + count; i++) {
-		if (e->u[i].kind != PAGE_ITEM || arr[e->u[i].list] == NULL)
+	for (i = 0; i < count; i++) {
+		if (w[i].head)
 			continue;
-		if ((v = page_unit_value(&e->u[i])) != NULL)
-			cJSON_AddItemToArray(arr[e->u[i].list], v);
-		if (!have_first) {
-			first = e->u[i].item;
-			have_first = 1;
-		}
-		if (e->u[i].id != last_id) {
+		if (arr[w[i].list] == NULL || page_put(arr[w[i].list], NULL,
+		    page_ref(w[i].value)) != 0)
+			goto fail;
+		if (nitems == 0)
+			first = w[i].item;
+		if (w[i].unit != last_unit) {
 			nitems++;
-			last_id = e->u[i].id;
+			last_unit = w[i].unit;
 		}
 	}
-	if (l->after != NULL)
-		l->after(l->ctx, page, first, nitems);
-	if (!l->no_total)
-		cJSON_AddNumberToObject(page, "total", (double)e->total);
-	if (cursor != NULL)
-		cJSON_AddStringToObject(page, e->cursor_key, cursor);
+	if (s->after != NULL)
+		s->after(s->ctx, page, first, nitems);
+	if (!s->no_total) {
+		snprintf(num, sizeof(num), "%zu", e->nitems);
+		if (page_put(page, "total", cJSON_CreateRaw(num)) != 0)
+			goto fail;
+	}
+	if (cursor != NULL &&
+	    page_put(page, e->cursor_key, cJSON_CreateString(cursor)) != 0)
+		goto fail;
 	return page;
+fail:
+	cJSON_Delete(page);
+	return NULL;
 }
 
-/* Length of the page's text, or (size_t)-1 on OOM. */
+/* Append the member key: value to the page text being written. */
+static void
+page_member(struct dbp_buf *b, int *any, const char *key, const cJSON *v)
+{
+	cJSON k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = cJSON_String;
+	k.valuestring = (char *)key;
+	dbp_buf_adds(b, *any ? ",\n  " : "\n  ");
+	*any = 1;
+	dbp_json_dump_into(b, &k, PAGE_INDENT, 1);
+	dbp_buf_add(b, ": ", 2);
+	if (v != NULL)
+		dbp_json_dump_into(b, v, PAGE_INDENT, 1);
+}
+
+/*
+ * The text of the page holding w[0 .. count), written directly: what
+ * dbp_json_dump makes of page_render's tree, without the tree.  Only for
+ * a source without an after() hook.  malloc'd, NULL on OOM.
+ */
+static char *
+page_write(const struct page_eng *e, const struct page_slot *w,
+    size_t count, int first_page, const char *cursor)
+{
+	const struct page_src *s = e->s;
+	struct dbp_buf b;
+	const cJSON *ev;
+	cJSON cur;
+	size_t i, n;
+	char num[32];
+	int li, any = 0, have[2] = { 0, 0 };
+
+	dbp_buf_init(&b, DBP_MAX_DOC_JSON);
+	dbp_buf_addc(&b, '{');
+	for (i = 0; i < count; i++) {
+		if (w[i].head)
+			page_member(&b, &any, w[i].key, w[i].value);
+		else
+			have[w[i].list] = 1;
+	}
+	if (s->every != NULL)
+		cJSON_ArrayForEach(ev, s->every)
+			page_member(&b, &any, ev->string, ev);
+	for (li = 0; li < 2; li++) {
+		if (s->key[li] == NULL)
+			continue;
+		if (!have[li] && !e->always_lists &&
+		    !(first_page && s->empty_on_first[li]))
+			continue;
+		page_member(&b, &any, s->key[li], NULL);
+		if (!have[li]) {
+			dbp_buf_add(&b, "[]", 2);
+			continue;
+		}
+		dbp_buf_addc(&b, '[');
+		for (i = 0, n = 0; i < count; i++) {
+			if (w[i].head || w[i].list != li)
+				continue;
+			dbp_buf_adds(&b, n++ > 0 ? ",\n    " : "\n    ");
+			dbp_json_dump_into(&b, w[i].value, PAGE_INDENT, 2);
+		}
+		dbp_buf_adds(&b, "\n  ]");
+	}
+	if (!s->no_total) {
+		page_member(&b, &any, "total", NULL);
+		snprintf(num, sizeof(num), "%zu", e->nitems);
+		dbp_buf_adds(&b, num);
+	}
+	if (cursor != NULL) {
+		memset(&cur, 0, sizeof(cur));
+		cur.type = cJSON_String;
+		cur.valuestring = (char *)cursor;
+		page_member(&b, &any, e->cursor_key, &cur);
+	}
+	dbp_buf_adds(&b, any ? "\n}" : "}");
+	return dbp_buf_take(&b);
+}
+
+/* The length of the rendered page (placeholder cursor), or (size_t)-1. */
 static size_t
-page_measure(const struct page_eng *e, size_t start, size_t count,
-    const char *cursor)
+page_measure(const struct page_eng *e, const struct page_slot *w,
+    size_t count, int first_page)
 {
 	cJSON *page;
 	char *t;
 	size_t n;
 
-	if ((page = page_render(e, start, count, cursor)) == NULL)
+	if ((page = page_render(e, w, count, first_page, e->placeholder)) ==
+	    NULL)
 		return (size_t)-1;
 	t = dbp_json_dump(page, PAGE_INDENT);
 	cJSON_Delete(page);
@@ -160,66 +370,62 @@ page_measure(const struct page_eng *e, size_t start, size_t count,
 	return n;
 }
 
-/* 1 when units [start, start + count) fit one page. */
-static int
-page_fits(const struct page_eng *e, size_t start, size_t count)
-{
-	size_t i, j;
+/* ------------------------------------------------------------------ */
+/* Producing units                                                      */
 
-	for (i = start; i < start + count; i++) {
-		if (e->u[i].parts == 0)
-			continue;
-		for (j = i + 1; j < start + count; j++)
-			if (e->u[j].id == e->u[i].id)
-				return 0;
-	}
-	return page_measure(e, start, count, e->placeholder) <=
-	    (size_t)DBP_PAGE_CHARS;
+static void
+page_eng_free(struct page_eng *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		cJSON_Delete(e->w[i].value);
+	free(e->w);
+	free(e->split);
+	e->w = NULL;
+	e->split = NULL;
+	e->n = e->cap = 0;
 }
 
-/* How many units from start the page takes (at least 1 when any left). */
-static size_t
-page_run(const struct page_eng *e, size_t start)
-{
-	size_t left = e->n - start, good = 0, bad, mid, c;
-
-	if (left == 0)
-		return 0;
-	for (c = 1; ; c *= 2) {
-		if (c > left)
-			c = left;
-		if (!page_fits(e, start, c)) {
-			bad = c;
-			break;
-		}
-		good = c;
-		if (c == left)
-			return good;
-	}
-	while (bad - good > 1) {
-		mid = good + (bad - good) / 2;
-		if (page_fits(e, start, mid))
-			good = mid;
-		else
-			bad = mid;
-	}
-	return good > 0 ? good : 1;
-}
-
-/* Add one unit (growing the array); 0 or -1. */
+/* Append a slot (taking its value); 0, or -1 (the value freed). */
 static int
-page_add(struct page_eng *e, const struct page_unit *u, size_t *cap)
+page_append(struct page_eng *e, struct page_slot *s)
 {
-	struct page_unit *nu;
+	struct page_slot *nw;
+	size_t cap;
 
-	if (e->n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		if ((nu = realloc(e->u, *cap * sizeof(*nu))) == NULL)
+	if (e->n == e->cap) {
+		cap = e->cap ? e->cap * 2 : 64;
+		if ((nw = realloc(e->w, cap * sizeof(*nw))) == NULL) {
+			cJSON_Delete(s->value);
 			return -1;
-		e->u = nu;
+		}
+		e->w = nw;
+		e->cap = cap;
 	}
-	e->u[e->n++] = *u;
+	e->w[e->n++] = *s;
 	return 0;
+}
+
+/* A part object {"part", "parts", "text"}; NULL on OOM. */
+static cJSON *
+page_part(int part, int parts, const char *text, size_t len)
+{
+	cJSON *o;
+	char *t;
+
+	if ((t = strndup(text, len)) == NULL)
+		return NULL;
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddNumberToObject(o, "part", part) == NULL ||
+	    cJSON_AddNumberToObject(o, "parts", parts) == NULL ||
+	    cJSON_AddStringToObject(o, "text", t) == NULL) {
+		cJSON_Delete(o);
+		free(t);
+		return NULL;
+	}
+	free(t);
+	return o;
 }
 
 /* Width a character of dumped JSON takes once escaped again as a string
@@ -230,197 +436,483 @@ page_width(char ch)
 	return ch == '"' || ch == '\\' ? 2 : 1;
 }
 
-/*
- * An upper bound of the characters v takes in an indented, ensure_ascii
- * dump when nested depth levels deep, without serializing it: a string
- * byte never takes more than 6 ("\u00XX"), a number its spelling.  Stops
- * counting once past limit.
- */
+/* The end of the part that starts at i: as many characters as fit room
+ * (at least one). */
 static size_t
-page_bound(const cJSON *v, size_t depth, size_t limit)
+page_cut(const char *text, size_t len, size_t i, size_t room)
 {
-	const cJSON *c;
-	size_t n, per;
+	size_t w = 0, k;
 
-	if (cJSON_IsString(v))
-		return 2 + 6 * strlen(v->valuestring);
-	if (cJSON_IsNumber(v))
-		return v->valuestring != NULL ? strlen(v->valuestring) :
-		    DBP_FLOAT_REPR_MAX;
-	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
-		return 5;			/* true, false, null */
-	n = 2 + 1 + PAGE_INDENT * depth;	/* brackets, newline, indent */
-	per = PAGE_INDENT * (depth + 1) + 2;	/* indent, ",\n" */
-	for (c = v->child; c != NULL && n <= limit; c = c->next) {
-		n += per + page_bound(c, depth + 1, limit);
-		if (c->string != NULL)
-			n += 2 + 6 * strlen(c->string) + 2;	/* key, ": " */
+	for (k = i; k < len && w + page_width(text[k]) <= room; k++)
+		w += page_width(text[k]);
+	return k > i ? k : i + 1;
+}
+
+/* 1 when slot s (whole) fits a page alone at its place. */
+static int
+page_fits_alone(struct page_eng *e, const struct page_slot *s, int *err)
+{
+	struct page_tally t;
+	size_t n;
+	int first = s->unit == 0;
+
+	memset(&t, 0, sizeof(t));
+	page_tally_add(&t, s);
+	if (page_estimate(e, &t, first) > (size_t)DBP_PAGE_CHARS)
+		return 0;
+	if (e->s->after == NULL)
+		return 1;
+	/* The hook may add keys: measure the page exactly. */
+	if ((n = page_measure(e, s, 1, first)) == (size_t)-1) {
+		*err = 1;
+		return 0;
 	}
-	return n;
+	return n <= (size_t)DBP_PAGE_CHARS;
+}
+
+/* Append the next part of the unit being split. */
+static int
+page_next_part(struct page_eng *e)
+{
+	struct page_slot s = e->split_proto;
+	size_t cut;
+
+	cut = page_cut(e->split, e->split_len, e->split_off, e->room);
+	s.part = ++e->split_part;
+	s.parts = e->split_parts;
+	s.value = page_part(s.part, s.parts, e->split + e->split_off,
+	    cut - e->split_off);
+	if (s.value == NULL)
+		return -1;
+	s.cost = page_cost(&s);
+	e->split_off = cut;
+	if (e->split_off >= e->split_len) {
+		free(e->split);
+		e->split = NULL;
+	}
+	return page_append(e, &s);
+}
+
+/* Start cutting slot s (its value taken) into parts. */
+static int
+page_split(struct page_eng *e, struct page_slot *s)
+{
+	struct page_slot p = *s;
+	size_t over, i;
+	int nparts = 0;
+
+	p.part = p.parts = PAGE_PART_WIDTH;
+	if ((p.value = page_part(p.part, p.parts, "", 0)) == NULL)
+		goto fail;
+	over = page_measure(e, &p, 1, s->unit == 0);
+	cJSON_Delete(p.value);
+	if (over == (size_t)-1 || over >= (size_t)DBP_PAGE_CHARS)
+		goto fail;
+	e->room = (size_t)DBP_PAGE_CHARS - over;
+	if ((e->split = dbp_json_dump(s->value, DBP_JSON_PYDEFAULT)) == NULL)
+		goto fail;
+	e->split_len = strlen(e->split);
+	for (i = 0; i < e->split_len; nparts++)
+		i = page_cut(e->split, e->split_len, i, e->room);
+	e->split_off = 0;
+	e->split_part = 0;
+	e->split_parts = nparts;
+	e->split_proto = *s;
+	e->split_proto.value = NULL;
+	cJSON_Delete(s->value);
+	s->value = NULL;
+	/* A cursor's position past the first part: skip to it. */
+	if (e->skip > 0) {
+		if (e->skip >= (size_t)nparts) {
+			e->bad_pos = 1;
+			return -1;
+		}
+		while ((size_t)e->split_part < e->skip) {
+			e->split_off = page_cut(e->split, e->split_len,
+			    e->split_off, e->room);
+			e->split_part++;
+		}
+		e->skip = 0;
+	}
+	return page_next_part(e);
+fail:
+	cJSON_Delete(s->value);
+	s->value = NULL;
+	return -1;
+}
+
+/* Append the next slot to the window: 1 appended, 0 none left, -1 failed
+ * (e->bad_pos when the position names no part). */
+static int
+page_produce(struct page_eng *e)
+{
+	struct page_slot s;
+	int err = 0;
+
+	if (e->split != NULL)
+		return page_next_part(e) == 0 ? 1 : -1;
+	if (e->unit >= e->nunits)
+		return 0;
+	memset(&s, 0, sizeof(s));
+	s.unit = e->unit;
+	if (e->unit < e->nhead) {
+		s.head = 1;
+		s.key = e->head_at->string;
+		s.value = page_ref(e->head_at);
+		e->head_at = e->head_at->next;
+	} else {
+		s.item = e->unit - e->nhead;
+		s.list = s.item < e->s->count[0] ? 0 : 1;
+		s.value = e->s->item(e->s->ctx, s.item);
+	}
+	if (s.value == NULL)
+		return -1;
+	e->unit++;
+	s.cost = page_cost(&s);
+	if (page_fits_alone(e, &s, &err)) {
+		if (e->skip > 0) {
+			cJSON_Delete(s.value);
+			e->bad_pos = 1;
+			return -1;
+		}
+		return page_append(e, &s) == 0 ? 1 : -1;
+	}
+	if (err) {
+		cJSON_Delete(s.value);
+		return -1;
+	}
+	return page_split(e, &s) == 0 ? 1 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cutting a page                                                       */
+
+/* Set e up for the source s; 0 or -1 (OOM). */
+static int
+page_setup(struct page_eng *e, const struct page_src *s,
+    const char *cursor_key, int always_lists)
+{
+	const cJSON *h;
+	char num[32];
+	int li;
+
+	memset(e, 0, sizeof(*e));
+	memset(e->placeholder, 'A', SRV_CURSOR_LEN);
+	e->placeholder[SRV_CURSOR_LEN] = '\0';
+	e->s = s;
+	e->cursor_key = cursor_key;
+	e->always_lists = always_lists;
+	if (s->head != NULL)
+		for (h = s->head->child; h != NULL; h = h->next)
+			e->nhead++;
+	for (li = 0; li < 2; li++) {
+		if (s->key[li] != NULL)
+			e->keyw[li] = dbp_json_width(s->key[li]);
+		e->nitems += s->count[li];
+	}
+	e->nunits = e->nhead + e->nitems;
+	/* braces, every key, total and the cursor */
+	e->fixed = PAGE_EMPTY + dbp_json_width(cursor_key) + SRV_CURSOR_LEN +
+	    2 + PAGE_MEMBER;
+	if (s->every != NULL)
+		for (h = s->every->child; h != NULL; h = h->next)
+			e->fixed += dbp_json_width(h->string) +
+			    page_len(h, 1) + PAGE_MEMBER;
+	if (!s->no_total) {
+		snprintf(num, sizeof(num), "%zu", e->nitems);
+		e->fixed += dbp_json_width("total") + strlen(num) +
+		    PAGE_MEMBER;
+	}
+	return 0;
+}
+
+/* Position the producer at pos: 0, or -1 when pos names no unit. */
+static int
+page_seek(struct page_eng *e, size_t pos, int has_cursor)
+{
+	size_t unit = pos / DBP_PAGE_MAX_PARTS, k = pos % DBP_PAGE_MAX_PARTS;
+	const cJSON *h;
+
+	if (unit > e->nunits || (unit == e->nunits && (k > 0 || has_cursor)))
+		return -1;
+	e->unit = unit;
+	e->skip = k;
+	e->head_at = NULL;
+	if (unit < e->nhead)
+		for (h = e->s->head->child; h != NULL; h = h->next)
+			if (unit-- == 0) {
+				e->head_at = h;
+				break;
+			}
+	return 0;
+}
+
+/* The position that resumes at slot s, or (size_t)-1 when it cannot be
+ * spelled in a cursor. */
+static size_t
+page_pos(const struct page_slot *s)
+{
+	unsigned long long k = s->part > 1 ? (unsigned long long)s->part - 1
+	    : 0, u = s->unit;
+
+	if (k >= DBP_PAGE_MAX_PARTS ||
+	    u >= (PAGE_POS_LIMIT - k) / DBP_PAGE_MAX_PARTS)
+		return (size_t)-1;
+	return (size_t)(u * DBP_PAGE_MAX_PARTS + k);
 }
 
 /*
- * Append unit u, split into parts when it cannot fit any page alone.
- * Measuring every unit exactly would render a page per unit; a unit
- * whose size bound leaves room on an otherwise empty page is known to
- * fit.
+ * Cut the page that starts at the producer's position: *count slots of
+ * e->w, *more when units follow.  The run is the longest whose estimate
+ * fits (at least one slot; never two parts of one unit).  0, or -1.
  */
 static int
-page_add_unit(struct page_eng *e, struct page_unit *u, size_t *cap,
-    size_t base)
+page_take(struct page_eng *e, int first_page, size_t *count, int *more)
 {
-	struct page_unit p;
-	char *text;
-	size_t len, over, room, i, w, nparts, k, cut;
-	int rc = -1;
+	struct page_tally t, nt;
+	size_t k = 0;
+	int r;
 
-	/* A unit sits at most three levels deep in a page. */
-	if (base + page_bound(u->value, 3, DBP_PAGE_CHARS) + 64 +
-	    (u->key ? 6 * strlen(u->key) : 0) <= (size_t)DBP_PAGE_CHARS)
-		return page_add(e, u, cap);
-	/* Measure exactly: a page holding only this unit. */
-	if (page_add(e, u, cap) != 0)
-		return -1;
-	len = page_measure(e, e->n - 1, 1, e->placeholder);
-	if (len == (size_t)-1)
-		return -1;
-	if (len <= (size_t)DBP_PAGE_CHARS)
-		return 0;
-	e->n--;
-	/* Parts: the overhead of a page holding one empty part. */
-	p = *u;
-	p.part = p.parts = PAGE_PART_WIDTH;
-	p.text = (char *)"";
-	if (page_add(e, &p, cap) != 0)
-		return -1;
-	over = page_measure(e, e->n - 1, 1, e->placeholder);
-	e->n--;
-	e->u[e->n].text = NULL;
-	if (over == (size_t)-1 || over >= (size_t)DBP_PAGE_CHARS)
-		return -1;
-	room = (size_t)DBP_PAGE_CHARS - over;
-	if ((text = dbp_json_dump(u->value, DBP_JSON_PYDEFAULT)) == NULL)
-		return -1;
-	len = strlen(text);
-	/* Count the parts first, then emit them. */
-	nparts = 0;
-	for (i = 0; i < len; ) {
-		for (w = 0, k = i; k < len && w + page_width(text[k]) <= room;
-		    k++)
-			w += page_width(text[k]);
-		i = k > i ? k : i + 1;
-		nparts++;
-	}
-	for (i = 0, k = 0; i < len; k++) {
-		for (w = 0, cut = i; cut < len &&
-		    w + page_width(text[cut]) <= room; cut++)
-			w += page_width(text[cut]);
-		if (cut == i)
-			cut = i + 1;
-		p = *u;
-		p.part = (int)k + 1;
-		p.parts = (int)nparts;
-		if ((p.text = strndup(text + i, cut - i)) == NULL)
-			goto out;
-		if (page_add(e, &p, cap) != 0) {
-			free(p.text);
-			goto out;
+	memset(&t, 0, sizeof(t));
+	*more = 0;
+	for (;;) {
+		if (k == e->n) {
+			if ((r = page_produce(e)) < 0)
+				return -1;
+			if (r == 0)
+				break;
 		}
-		i = cut;
+		if (k > 0 && e->w[k].parts > 0 &&
+		    e->w[k - 1].unit == e->w[k].unit) {
+			*more = 1;
+			break;
+		}
+		nt = t;
+		page_tally_add(&nt, &e->w[k]);
+		if (k > 0 && page_estimate(e, &nt, first_page) >
+		    (size_t)DBP_PAGE_CHARS) {
+			*more = 1;
+			break;
+		}
+		t = nt;
+		k++;
+	}
+	*count = k;
+	return 0;
+}
+
+/* The longest run of e->w[0 .. count) that fits measured exactly (the
+ * after() hook made the estimate short); at least 1. */
+static size_t
+page_search(const struct page_eng *e, size_t count, int first_page,
+    int *err)
+{
+	size_t good = 1, bad = count, mid, n;
+
+	while (bad - good > 1) {
+		mid = good + (bad - good) / 2;
+		n = page_measure(e, e->w, mid, first_page);
+		if (n == (size_t)-1) {
+			*err = 1;
+			return good;
+		}
+		if (n <= (size_t)DBP_PAGE_CHARS)
+			good = mid;
+		else
+			bad = mid;
+	}
+	return good;
+}
+
+/* How a page's cursor is made: a tool call's, or a protocol list's. */
+struct page_mint {
+	struct call	*c;		/* a tool call, or NULL */
+	const char	*scope;		/* protocol: the method */
+	const char	*files;		/* protocol: the pinned digest */
+};
+
+/*
+ * Cut and render the page at pos: *text the page's JSON text (malloc'd)
+ * or, with as_tree, *tree the page (self-standing; caller frees).
+ * Returns 0, -1 on failure, -2 when pos names no unit of this list.
+ */
+static int
+page_run(const struct page_src *s, const struct page_mint *m,
+    const char *cursor_key, int always_lists, size_t pos, int has_cursor,
+    char **text, cJSON **tree)
+{
+	struct page_eng e;
+	cJSON *page = NULL;
+	char *cur = NULL, *t = NULL, pbuf[SRV_CURSOR_LEN + 1];
+	size_t count, next;
+	int first, more, err = 0, rc = -1, tries;
+
+	*text = NULL;
+	if (tree != NULL)
+		*tree = NULL;
+	if (page_setup(&e, s, cursor_key, always_lists) != 0)
+		return -1;
+	if (page_seek(&e, pos, has_cursor) != 0) {
+		rc = -2;
+		goto out;
+	}
+	first = pos == 0;
+	if (page_take(&e, first, &count, &more) != 0) {
+		rc = e.bad_pos ? -2 : -1;
+		goto out;
+	}
+	for (tries = 0; tries < 2; tries++) {
+		free(cur);
+		cur = NULL;
+		if (more) {
+			if ((next = page_pos(&e.w[count])) == (size_t)-1)
+				goto out;
+			if (m->c != NULL) {
+				if ((cur = call_cursor(m->c, next)) == NULL)
+					goto out;
+			} else {
+				call_proto_cursor(m->scope, m->files, next,
+				    pbuf);
+				if ((cur = strdup(pbuf)) == NULL)
+					goto out;
+			}
+		}
+		cJSON_Delete(page);
+		page = NULL;
+		free(t);
+		t = NULL;
+		if (tree == NULL && s->after == NULL) {
+			/* No hook to run: write the text straight. */
+			if ((t = page_write(&e, e.w, count, first, cur)) ==
+			    NULL)
+				goto out;
+		} else if ((page = page_render(&e, e.w, count, first, cur)) ==
+		    NULL || (t = dbp_json_dump(page, PAGE_INDENT)) == NULL)
+			goto out;
+		if (strlen(t) <= (size_t)DBP_PAGE_CHARS || count <= 1)
+			break;
+		/* An after() hook added to the page: search exactly. */
+		count = page_search(&e, count, first, &err);
+		if (err)
+			goto out;
+		more = 1;
+	}
+	if (tree != NULL) {
+		/* The page holds references into the window: copy it. */
+		if ((*tree = cJSON_Duplicate(page, 1)) == NULL)
+			goto out;
+	} else {
+		*text = t;
+		t = NULL;
 	}
 	rc = 0;
 out:
-	free(text);
+	cJSON_Delete(page);
+	free(t);
+	free(cur);
+	page_eng_free(&e);
 	return rc;
 }
 
-/* Build e's units from l. */
-static int
-page_build(struct page_eng *e, const struct page_list *l)
+int
+page_window(struct call *c, const struct page_src *s, size_t pos)
 {
-	struct page_unit u;
-	cJSON *h, *it;
-	size_t cap = 0, id = 0, item = 0, base;
+	struct page_mint m = { c, NULL, NULL };
+	char *t;
+	int rc;
+
+	rc = page_run(s, &m, "next_cursor", 0, pos, c->cursor != NULL, &t,
+	    NULL);
+	if (rc == -2)
+		return call_out_of_range(c);
+	if (rc != 0) {
+		if (!c->is_error)
+			call_fail(c, "out of memory paging the reply");
+		return -1;
+	}
+	free(c->text);
+	c->text = t;
+	c->is_error = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lists given whole (page_list, page_proto)                            */
+
+/* The arrays of a page_list as a window source: item i is a reference
+ * to its node, found by stepping on from the last one asked (the engine
+ * asks in order), and the list's own after() hook and context. */
+struct page_arr {
+	struct page_src	 src;
+	cJSON		*items[2];
+	size_t		 count[2];
+	const cJSON	*at;		/* node of item at_i, or NULL */
+	size_t		 at_i;
+	void		(*after)(void *, cJSON *, size_t, size_t);
+	void		*after_ctx;
+};
+
+static cJSON *
+page_arr_item(void *ctx, size_t i)
+{
+	struct page_arr *a = ctx;
+	size_t li = i < a->count[0] ? 0 : 1, k = li ? i - a->count[0] : i;
+
+	/* The last node of list 0 has no next: list 1 starts afresh. */
+	if (a->at != NULL && a->at_i + 1 == i && a->at->next != NULL)
+		a->at = a->at->next;
+	else {
+		a->at = a->items[li]->child;
+		while (a->at != NULL && k-- > 0)
+			a->at = a->at->next;
+	}
+	a->at_i = i;
+	return a->at != NULL ? page_ref(a->at) : NULL;
+}
+
+static void
+page_arr_after(void *ctx, cJSON *page, size_t first, size_t count)
+{
+	struct page_arr *a = ctx;
+
+	a->after(a->after_ctx, page, first, count);
+}
+
+/* Make a's source a window over the arrays of l (a must stay put while
+ * the source is used). */
+static void
+page_arr_init(const struct page_list *l, struct page_arr *a)
+{
 	int li;
 
-	memset(e->placeholder, 'A', SRV_CURSOR_LEN);
-	e->placeholder[SRV_CURSOR_LEN] = '\0';
-	e->l = l;
-	e->total = 0;
-	for (li = 0; li < 2; li++)
-		if (l->items[li] != NULL)
-			e->total += (size_t)cJSON_GetArraySize(l->items[li]);
-	base = page_measure(e, 0, 0, e->placeholder);
-	if (base == (size_t)-1)
-		return -1;
-	if (l->head != NULL)
-		cJSON_ArrayForEach(h, l->head) {
-			memset(&u, 0, sizeof(u));
-			u.kind = PAGE_HEAD;
-			u.key = h->string;
-			u.value = h;
-			u.id = id++;
-			if (page_add_unit(e, &u, &cap, base) != 0)
-				return -1;
-		}
+	memset(a, 0, sizeof(*a));
+	a->src.head = l->head;
+	a->src.every = l->every;
 	for (li = 0; li < 2; li++) {
-		if (l->items[li] == NULL || l->key[li] == NULL)
-			continue;
-		cJSON_ArrayForEach(it, l->items[li]) {
-			memset(&u, 0, sizeof(u));
-			u.kind = PAGE_ITEM;
-			u.list = li;
-			u.value = it;
-			u.item = item++;
-			u.id = id++;
-			if (page_add_unit(e, &u, &cap, base) != 0)
-				return -1;
+		a->src.key[li] = l->key[li];
+		a->src.empty_on_first[li] = l->empty_on_first[li];
+		if (l->items[li] != NULL && l->key[li] != NULL) {
+			a->items[li] = l->items[li];
+			a->count[li] = (size_t)cJSON_GetArraySize(
+			    l->items[li]);
 		}
+		a->src.count[li] = a->count[li];
 	}
-	return 0;
+	a->src.item = page_arr_item;
+	a->after = l->after;
+	a->after_ctx = l->ctx;
+	a->src.after = l->after != NULL ? page_arr_after : NULL;
+	a->src.ctx = a;
+	a->src.no_total = l->no_total;
 }
 
 int
 page_list(struct call *c, const struct page_list *l, size_t pos)
 {
-	struct page_eng e;
-	cJSON *page = NULL;
-	char *cur = NULL;
-	size_t count;
-	int rc = -1;
+	struct page_arr a;
 
-	memset(&e, 0, sizeof(e));
-	e.cursor_key = "next_cursor";
-	if (page_build(&e, l) != 0) {
-		call_fail(c, "out of memory paging the reply");
-		goto out;
-	}
-	if (pos > e.n || (c->cursor != NULL && pos == e.n)) {
-		call_out_of_range(c);
-		goto out;
-	}
-	count = page_run(&e, pos);
-	if (pos + count < e.n && (cur = call_cursor(c, pos + count)) == NULL) {
-		if (c->text == NULL)
-			call_fail(c, "out of memory paging the reply");
-		goto out;
-	}
-	if ((page = page_render(&e, pos, count, cur)) == NULL) {
-		call_fail(c, "out of memory paging the reply");
-		goto out;
-	}
-	free(c->text);
-	if ((c->text = dbp_json_dump(page, PAGE_INDENT)) == NULL) {
-		call_fail(c, "out of memory paging the reply");
-		goto out;
-	}
-	c->is_error = 0;
-	rc = 0;
-out:
-	cJSON_Delete(page);
-	free(cur);
-	page_eng_free(&e);
-	return rc;
+	page_arr_init(l, &a);
+	return page_window(c, &a.src, pos);
 }
 
 int
@@ -441,53 +933,32 @@ page_proto(const char *scope, cJSON *items, const char *key,
     const char *cursor, const char *files, cJSON **result, char **detail)
 {
 	struct page_list l;
-	struct page_eng e;
-	char cur[SRV_CURSOR_LEN + 1];
-	size_t pos = 0, count;
-	int rc = -1;
+	struct page_arr a;
+	struct page_mint m = { NULL, scope, files };
+	size_t pos = 0;
+	char *t;
+	int rc;
 
 	*result = NULL;
 	*detail = NULL;
+	if (call_proto_check(scope, files, cursor, &pos, detail) != 0)
+		return -1;
 	memset(&l, 0, sizeof(l));
 	l.key[0] = key;
 	l.items[0] = items;
 	l.no_total = 1;
-	memset(&e, 0, sizeof(e));
-	e.cursor_key = "nextCursor";
-	e.always_lists = 1;
-	if (call_proto_check(scope, files, cursor, &pos, detail) != 0)
-		return -1;
-	if (page_build(&e, &l) != 0) {
-		*detail = strdup("out of memory paging the list");
-		goto out;
-	}
-	if (pos > e.n || (cursor != NULL && pos >= e.n)) {
+	page_arr_init(&l, &a);
+	rc = page_run(&a.src, &m, "nextCursor", 1, pos, cursor != NULL, &t,
+	    result);
+	if (rc == -2) {
 		*detail = call_proto_foreign(scope);
-		goto out;
+		return -1;
 	}
-	count = page_run(&e, pos);
-	if (pos + count < e.n)
-		call_proto_cursor(scope, files, pos + count, cur);
-	*result = page_render(&e, pos, count, pos + count < e.n ? cur : NULL);
-	if (*result == NULL) {
+	if (rc != 0) {
 		*detail = strdup("out of memory paging the list");
-		goto out;
+		return -1;
 	}
-	/* The page holds references into items: make it self-standing. */
-	{
-		cJSON *own = cJSON_Duplicate(*result, 1);
-
-		cJSON_Delete(*result);
-		*result = own;
-		if (own == NULL) {
-			*detail = strdup("out of memory paging the list");
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	page_eng_free(&e);
-	return rc;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -128,8 +128,54 @@ struct page_list {
 };
 
 /* Cut the page at the call's position (call_position() first) and set
- * c->text to its JSON (two-space indent, ensure_ascii).  0 or -1. */
+ * c->text to its JSON (two-space indent, ensure_ascii).  0 or -1.  The
+ * arrays are read through page_window(), so only the items the page
+ * shows are measured. */
 int	page_list(struct call *c, const struct page_list *l, size_t pos);
+
+/*
+ * A windowed list reply: the same reply as page_list's, whose items are
+ * produced on demand, so a page costs what it shows and not what the
+ * list holds.  The tool states how many items each list has (total is
+ * their sum) and item() produces them:
+ *
+ *   item(ctx, i) returns item i as a new cJSON node that the engine owns
+ *   (and cJSON_Deletes), or NULL on failure - after call_fail() on the
+ *   call for the tool's own detail, else the engine reports "out of
+ *   memory paging the reply".  i runs over both lists (list 0's count[0]
+ *   items, then list 1's) and is asked in order: consecutive values,
+ *   starting at the first item the page shows (0 when it starts among
+ *   the head keys), each at most once per page_window() call, ending
+ *   one or a few items past the page's last (the engine must see an item
+ *   to know it does not fit).  A tool answering from SQL steps one
+ *   statement from OFFSET i (or a key range) as item() is called.
+ *
+ * A node may reference memory of the tool's (cJSON_Create*Reference) as
+ * long as it lives until page_window() returns.  after(), when set, runs
+ * on each rendered page as page_list's does, with first and count in the
+ * same index space as item(); it may add keys, never remove items.
+ *
+ * The cursor's position is the engine's own (a unit and part), so a tool
+ * passes call_position()'s pos through unchanged; a position past the
+ * list is the "not issued ... with these arguments" error.
+ */
+struct page_src {
+	cJSON		*head;		/* object or NULL; borrowed */
+	cJSON		*every;		/* object or NULL; borrowed */
+	const char	*key[2];	/* list key names; key[1] may be NULL */
+	size_t		 count[2];	/* items of each list (0 if no key) */
+	int		 empty_on_first[2];	/* emit an empty list on page 1 */
+	cJSON		*(*item)(void *ctx, size_t i);
+	void		(*after)(void *ctx, cJSON *page, size_t first,
+			    size_t count);
+	void		*ctx;		/* passed to item() and after() */
+	int		 no_total;	/* omit total (a list-less reply) */
+};
+
+/* Cut the page of s at pos (call_position() first) and set c->text to
+ * its JSON (two-space indent, ensure_ascii).  0, or -1 with c's error
+ * set. */
+int	page_window(struct call *c, const struct page_src *s, size_t pos);
 
 /* A text reply (Markdown, get_reference): cut at line boundaries into
  * pages of at most DBP_PAGE_CHARS characters, every page but the last

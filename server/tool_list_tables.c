@@ -5,10 +5,14 @@
  * each entry's projected fields and its freshness verdict.
  *
  * Answered from the index's tables and failed_tables rows; the reply
- * depends on manifest.yaml alone, so that is the one file pinned.  The
- * glob's literal prefix narrows the scan to a key range of the primary
- * key; dbp_fnmatch decides every match, so the result is exactly
- * Python's fnmatchcase over every walkable FQN.
+ * depends on manifest.yaml alone, so that is the one file pinned.  A page
+ * is a window (page_window): total is counted in SQL and only the page's
+ * own rows are read and projected.  The glob's literal prefix narrows
+ * every scan to a key range of the tables_walkable index; when the glob
+ * is that prefix and a final '*', the range is the answer, so COUNT and
+ * OFFSET run in SQL alone; otherwise dbp_fnmatch decides each row of the
+ * range, so the result is exactly Python's fnmatchcase over every
+ * walkable FQN.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +20,85 @@
 
 #include "answer.h"
 
-/* What the after() hook needs to name a page's size-gated tables. */
-struct lt_ctx {
-	const char	*connection;
-	const char	**names;	/* per item: its FQN (borrowed) */
-	unsigned char	*gated;		/* per item */
-	size_t		 n;
+/* The scans over walkable FQNs, with and without an upper bound (?2);
+ * ?1 is the lower bound, and ?3 an OFFSET where the range is exact. */
+static const char lt_sql_walk[] =
+    "SELECT fqn FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "AND fqn < ?2 ORDER BY fqn LIMIT -1 OFFSET ?3";
+static const char lt_sql_walk_open[] =
+    "SELECT fqn FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "ORDER BY fqn LIMIT -1 OFFSET ?3";
+static const char lt_sql_count[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "AND fqn < ?2";
+static const char lt_sql_count_open[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1";
+/* Every walkable row: all rows (counted from the b-tree alone) less the
+ * few that are not walkable (a range of the index). */
+static const char lt_sql_count_all[] =
+    "SELECT (SELECT count(*) FROM tables) - "
+    "(SELECT count(*) FROM tables WHERE walkable < 1) - "
+    "(SELECT count(*) FROM tables WHERE walkable > 1)";
+/* The projected fields of one entry. */
+static const char lt_sql_detail[] =
+    "SELECT fqn, type, row_count, columns, profiled_at, max_age_days, "
+    "CASE WHEN type IS NULL THEN entry -> '$.type' END, "
+    "CASE WHEN row_count IS NULL THEN entry -> '$.row_count' END, "
+    "CASE WHEN columns IS NULL THEN entry -> '$.columns' END "
+    "FROM tables WHERE fqn = ?1";
+
+/* One list_tables call: its pattern, scans and what after() needs. */
+struct lt {
+	struct call	*c;
+	const char	*pat;
+	int		 detail;
+	int		 exact;		/* the key range is the match */
+	char		*lo, *hi;	/* the key range; hi NULL: open */
+	double		 now;
+	sqlite3_stmt	*walk;		/* prepared at the first item */
+	sqlite3_stmt	*row;		/* detail: one entry */
+	size_t		 next;		/* the index walk yields next */
+	/* Per item from base (detail): its FQN and gate, for lt_after. */
+	size_t		 base;
+	char		**names;
+	unsigned char	*gated;
+	size_t		 n, cap;
 	int		 failed;
+	struct lt_chunk	*chunks;	/* the bare items' FQNs */
 };
+
+/* Storage for the FQNs of bare items: a string node references its
+ * copy here, so an item costs one allocation, not two. */
+#define LT_CHUNK	16384
+struct lt_chunk {
+	struct lt_chunk	*next;
+	size_t		 used, size;
+	char		 text[];
+};
+
+/* A copy of the n bytes of s (NUL added) in x's chunks; NULL on OOM. */
+static char *
+lt_keep(struct lt *x, const char *s, size_t n)
+{
+	struct lt_chunk *ch = x->chunks;
+	size_t size;
+	char *p;
+
+	if (ch == NULL || ch->size - ch->used < n + 1) {
+		size = n + 1 > LT_CHUNK ? n + 1 : LT_CHUNK;
+		if ((ch = malloc(sizeof(*ch) + size)) == NULL)
+			return NULL;
+		ch->next = x->chunks;
+		ch->used = 0;
+		ch->size = size;
+		x->chunks = ch;
+	}
+	p = ch->text + ch->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	ch->used += n + 1;
+	return p;
+}
 
 /* The literal prefix of an fnmatch pattern (before any * ? or [), and
  * the least string above every string that starts with it (NULL when
@@ -46,8 +121,30 @@ lt_prefix_range(const char *pat, char **lo, char **hi)
 	return 0;
 }
 
+/* Fail the call with the index's message; returns NULL for item(). */
+static cJSON *
+lt_dberr(struct lt *x)
+{
+	call_fail(x->c, "index read failed: %s",
+	    sqlite3_errmsg(x->c->conn->db));
+	return NULL;
+}
+
+/* Add v to o under key; v is freed when it cannot be added.  0 or -1. */
+static int
+lt_add(cJSON *o, const char *key, cJSON *v)
+{
+	if (v == NULL)
+		return -1;
+	if (!cJSON_AddItemToObject(o, key, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
+}
+
 /* A JSON spelling column (the -> operator's result) as a cJSON node;
- * SQL NULL (absent) gives NULL with *absent set. */
+ * SQL NULL (absent) gives a JSON null with *absent set.  NULL on OOM. */
 static cJSON *
 lt_json_col(sqlite3_stmt *st, int i, int *absent)
 {
@@ -57,38 +154,9 @@ lt_json_col(sqlite3_stmt *st, int i, int *absent)
 	return t == NULL ? cJSON_CreateNull() : tm_json(t);
 }
 
-static void
-lt_after(void *ctx, cJSON *page, size_t first, size_t count)
-{
-	struct lt_ctx *x = ctx;
-	const char **names;
-	cJSON *w;
-	char *s;
-	size_t i, n = 0;
-
-	if ((names = calloc(count + 1, sizeof(*names))) == NULL) {
-		x->failed = 1;
-		return;
-	}
-	for (i = first; i < first + count && i < x->n; i++)
-		if (x->gated[i])
-			names[n++] = x->names[i];
-	if (n > 0) {
-		if ((s = fresh_warning(x->connection, names, n)) == NULL ||
-		    (w = cJSON_AddArrayToObject(page, "warnings")) == NULL) {
-			free(s);
-			x->failed = 1;
-		} else {
-			cJSON_AddItemToArray(w, cJSON_CreateString(s));
-			free(s);
-		}
-	}
-	free(names);
-}
-
 /* A projected field: the typed column i when set, else the entry's own
  * value (the JSON spelling in column j, SQL NULL when the entry has no
- * such key, *absent then set). */
+ * such key, *absent then set).  NULL on OOM. */
 static cJSON *
 lt_field(sqlite3_stmt *st, int i, int j, int *absent)
 {
@@ -104,9 +172,10 @@ lt_field(sqlite3_stmt *st, int i, int j, int *absent)
 	}
 }
 
-/* One detailed entry from a row of the detail query. */
+/* One detailed entry from the detail row in st; *gated set when its
+ * threshold skipped a min_rows rule.  NULL on OOM. */
 static cJSON *
-lt_detail(struct call *c, sqlite3_stmt *st, double now, int *gated)
+lt_detail(struct lt *x, sqlite3_stmt *st, int *gated)
 {
 	struct fresh_threshold th;
 	const char *fqn = (const char *)sqlite3_column_text(st, 0);
@@ -117,31 +186,196 @@ lt_detail(struct call *c, sqlite3_stmt *st, double now, int *gated)
 	*gated = 0;
 	if ((item = cJSON_CreateObject()) == NULL)
 		return NULL;
-	cJSON_AddStringToObject(item, "table", fqn);
-	cJSON_AddItemToObject(item, "type", lt_field(st, 1, 6, &absent));
-	v = lt_field(st, 2, 7, &absent);
-	has_rows = !absent && v != NULL && !cJSON_IsNull(v);
+	if (cJSON_AddStringToObject(item, "table", fqn) == NULL ||
+	    lt_add(item, "type", lt_field(st, 1, 6, &absent)) != 0)
+		goto fail;
+	if ((v = lt_field(st, 2, 7, &absent)) == NULL)
+		goto fail;
+	has_rows = !absent && !cJSON_IsNull(v);
 	/* spec 4.2: row_count is absent where the entry has none (a plain
 	 * view), as in the manifest itself */
 	if (absent)
 		cJSON_Delete(v);
-	else
-		cJSON_AddItemToObject(item, "row_count", v);
-	cJSON_AddItemToObject(item, "columns", lt_field(st, 3, 8, &absent));
-	cJSON_AddItemToObject(item, "profiled_at", lt_json_col(st, 4,
-	    &absent));
-	if (fresh_threshold(c->conn->conf, fqn, type, has_rows,
+	else if (lt_add(item, "row_count", v) != 0)
+		goto fail;
+	if (lt_add(item, "columns", lt_field(st, 3, 8, &absent)) != 0 ||
+	    lt_add(item, "profiled_at", lt_json_col(st, 4, &absent)) != 0)
+		goto fail;
+	memset(&th, 0, sizeof(th));
+	if (fresh_threshold(x->c->conn->conf, fqn, type, has_rows,
 	    (const char *)sqlite3_column_text(st, 5), &th) == 0) {
-		r = fresh_verdict(item, (const char *)sqlite3_column_text(st, 4),
-		    &th, now);
+		r = fresh_verdict(item, (const char *)sqlite3_column_text(st,
+		    4), &th, x->now);
 		*gated = !th.refused && th.gated;
 	}
 	free(th.error);
-	if (r == -1) {
+	if (r == -1)
+		goto fail;
+	return item;
+fail:
+	cJSON_Delete(item);
+	return NULL;
+}
+
+/* Remember item i's FQN and gate for lt_after.  0 or -1. */
+static int
+lt_note(struct lt *x, size_t i, const char *fqn, int gated)
+{
+	unsigned char *ng;
+	char **nn;
+	size_t cap;
+
+	if (x->n == 0)
+		x->base = i;
+	if (x->n == x->cap) {
+		cap = x->cap ? x->cap * 2 : 64;
+		if ((ng = realloc(x->gated, cap)) == NULL)
+			return -1;
+		x->gated = ng;
+		if ((nn = realloc(x->names, cap * sizeof(*nn))) == NULL)
+			return -1;
+		x->names = nn;
+		x->cap = cap;
+	}
+	if ((x->names[x->n] = strdup(fqn)) == NULL)
+		return -1;
+	x->gated[x->n++] = (unsigned char)gated;
+	return 0;
+}
+
+/* Prepare the walk so that its next row is the exact range's row i, or
+ * the range's first row for a glob matched in C. */
+static int
+lt_walk(struct lt *x, size_t i)
+{
+	sqlite3 *db = x->c->conn->db;
+
+	if (sqlite3_prepare_v2(db, x->hi != NULL ? lt_sql_walk :
+	    lt_sql_walk_open, -1, &x->walk, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(x->walk, 1, x->lo, -1, SQLITE_STATIC);
+	if (x->hi != NULL)
+		sqlite3_bind_text(x->walk, 2, x->hi, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(x->walk, 3, x->exact ? (sqlite3_int64)i : 0);
+	x->next = x->exact ? i : 0;
+	return 0;
+}
+
+/* page_window's item(): the i-th matching walkable entry. */
+static cJSON *
+lt_item(void *ctx, size_t i)
+{
+	struct lt *x = ctx;
+	const char *fqn;
+	cJSON *item;
+	int rc, gated = 0;
+
+	if (x->walk == NULL && lt_walk(x, i) != 0)
+		return lt_dberr(x);
+	for (;;) {
+		if ((rc = sqlite3_step(x->walk)) != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				call_fail(x->c, "index read failed: the "
+				    "tables changed during the call");
+			else
+				lt_dberr(x);
+			return NULL;
+		}
+		fqn = (const char *)sqlite3_column_text(x->walk, 0);
+		if (fqn == NULL)
+			return lt_dberr(x);
+		if (!x->exact && !dbp_fnmatch(x->pat, fqn))
+			continue;
+		if (x->next++ == i)
+			break;
+	}
+	if (!x->detail) {
+		/* the node outlives the row: it references a kept copy */
+		fqn = lt_keep(x, fqn, (size_t)sqlite3_column_bytes(x->walk,
+		    0));
+		return fqn != NULL ? cJSON_CreateStringReference(fqn) : NULL;
+	}
+	if (x->row == NULL && sqlite3_prepare_v2(x->c->conn->db,
+	    lt_sql_detail, -1, &x->row, NULL) != SQLITE_OK)
+		return lt_dberr(x);
+	sqlite3_reset(x->row);
+	sqlite3_bind_text(x->row, 1, fqn, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(x->row) != SQLITE_ROW)
+		return lt_dberr(x);
+	if ((item = lt_detail(x, x->row, &gated)) == NULL)
+		return NULL;
+	if (lt_note(x, i, fqn, gated) != 0) {
 		cJSON_Delete(item);
 		return NULL;
 	}
 	return item;
+}
+
+/* page_window's after(): the page's warnings naming its gated tables. */
+static void
+lt_after(void *ctx, cJSON *page, size_t first, size_t count)
+{
+	struct lt *x = ctx;
+	const char **names;
+	cJSON *w;
+	char *s;
+	size_t i, n = 0;
+
+	if ((names = calloc(count + 1, sizeof(*names))) == NULL) {
+		x->failed = 1;
+		return;
+	}
+	for (i = first; i < first + count; i++)
+		if (i >= x->base && i - x->base < x->n &&
+		    x->gated[i - x->base])
+			names[n++] = x->names[i - x->base];
+	if (n > 0) {
+		s = fresh_warning(x->c->conn->conf->name, names, n);
+		if (s == NULL ||
+		    (w = cJSON_AddArrayToObject(page, "warnings")) == NULL ||
+		    !cJSON_AddItemToArray(w, cJSON_CreateString(s)))
+			x->failed = 1;
+		free(s);
+	}
+	free(names);
+}
+
+/* The number of walkable entries matching the pattern into *n. */
+static int
+lt_count(struct lt *x, size_t *n)
+{
+	sqlite3 *db = x->c->conn->db;
+	sqlite3_stmt *st = NULL;
+	const char *sql, *fqn;
+	int rc;
+
+	*n = 0;
+	if (x->exact && x->hi == NULL && x->lo[0] == '\0')
+		sql = lt_sql_count_all;
+	else if (x->exact)
+		sql = x->hi != NULL ? lt_sql_count : lt_sql_count_open;
+	else
+		sql = x->hi != NULL ? lt_sql_walk : lt_sql_walk_open;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sql != lt_sql_count_all) {
+		sqlite3_bind_text(st, 1, x->lo, -1, SQLITE_STATIC);
+		if (x->hi != NULL)
+			sqlite3_bind_text(st, 2, x->hi, -1, SQLITE_STATIC);
+	}
+	if (!x->exact)
+		sqlite3_bind_int64(st, 3, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (x->exact) {
+			*n = (size_t)sqlite3_column_int64(st, 0);
+			continue;
+		}
+		fqn = (const char *)sqlite3_column_text(st, 0);
+		if (fqn != NULL && dbp_fnmatch(x->pat, fqn))
+			(*n)++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* failed_tables matching pat, sorted; NULL on error (c set). */
@@ -155,13 +389,22 @@ lt_failed(struct call *c, const char *pat)
 	const char *f;
 	int rc;
 
-	if ((arr = cJSON_CreateArray()) == NULL ||
-	    sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((arr = cJSON_CreateArray()) == NULL) {
+		call_fail(c, "out of memory");
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		f = (const char *)sqlite3_column_text(st, 0);
-		if (f != NULL && dbp_fnmatch(pat, f))
-			cJSON_AddItemToArray(arr, cJSON_CreateString(f));
+		if (f == NULL || !dbp_fnmatch(pat, f))
+			continue;
+		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(f))) {
+			sqlite3_finalize(st);
+			cJSON_Delete(arr);
+			call_fail(c, "out of memory");
+			return NULL;
+		}
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
@@ -177,41 +420,29 @@ fail:
 int
 tool_list_tables(struct call *c)
 {
-	static const char sql[] =
-	    "SELECT fqn, type, row_count, columns, profiled_at, max_age_days, "
-	    "CASE WHEN type IS NULL THEN entry -> '$.type' END, "
-	    "CASE WHEN row_count IS NULL THEN entry -> '$.row_count' END, "
-	    "CASE WHEN columns IS NULL THEN entry -> '$.columns' END "
-	    "FROM tables WHERE walkable = 1 AND fqn >= ?1 "
-	    "AND (?2 IS NULL OR fqn < ?2) ORDER BY fqn";
-	static const char sql_bare[] =
-	    "SELECT fqn FROM tables WHERE walkable = 1 AND fqn >= ?1 "
-	    "AND (?2 IS NULL OR fqn < ?2) ORDER BY fqn";
 	const cJSON *a;
-	const char *pat = "*", *fqn;
-	struct page_list pl;
-	struct lt_ctx x;
-	sqlite3_stmt *st = NULL;
-	cJSON *items = NULL, *head = NULL, *failed = NULL, *item;
-	unsigned char *gated = NULL;
-	const char **names = NULL;
-	size_t pos, n = 0, cap = 0;
-	char *lo = NULL, *hi = NULL, nowbuf[32], *mst = NULL, *merr = NULL;
-	int detail = 0, r = -1, rc, g;
+	struct page_src ps;
+	struct lt x;
+	cJSON *head = NULL, *failed = NULL;
+	size_t pos, total = 0, i;
+	char nowbuf[32], *mst = NULL, *merr = NULL;
+	int r = -1, rc;
 	time_t now = time(NULL);
 	struct tm tmv;
 
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.pat = "*";
+	x.now = (double)now;
 	a = cJSON_GetObjectItemCaseSensitive(c->args, "pattern");
 	if (cJSON_IsString(a))
-		pat = a->valuestring;
+		x.pat = a->valuestring;
 	a = cJSON_GetObjectItemCaseSensitive(c->args, "detail");
-	detail = cJSON_IsTrue(a);
+	x.detail = cJSON_IsTrue(a);
 	if (call_pin1(c, "manifest.yaml") == -1 ||
 	    call_position(c, &pos) == -1)
 		return -1;
-	memset(&x, 0, sizeof(x));
-	if ((items = cJSON_CreateArray()) == NULL ||
-	    (head = cJSON_CreateObject()) == NULL)
+	if ((head = cJSON_CreateObject()) == NULL)
 		goto oom;
 	rc = ans_file_state(c->conn, "manifest.yaml", &mst, &merr);
 	if (rc == -1)
@@ -223,74 +454,40 @@ tool_list_tables(struct call *c)
 	}
 	if (rc == 0 && strcmp(mst, "absent") == 0)
 		goto reply;	/* an absent manifest lists nothing (3.1) */
-	if ((failed = lt_failed(c, pat)) == NULL)
+	if ((failed = lt_failed(c, x.pat)) == NULL)
 		goto out;
 	if (cJSON_GetArraySize(failed) > 0) {
-		cJSON_AddItemToObject(head, "failed_tables", failed);
-		failed = NULL;
-	}
-	if (detail) {
+		if (lt_add(head, "failed_tables", failed) != 0) {
+			failed = NULL;
+			goto oom;
+		}
+	} else
+		cJSON_Delete(failed);
+	failed = NULL;
+	if (x.detail) {
 		gmtime_r(&now, &tmv);
 		strftime(nowbuf, sizeof(nowbuf), "%Y-%m-%dT%H:%M:%SZ", &tmv);
-		cJSON_AddStringToObject(head, "now", nowbuf);
-	}
-	if (lt_prefix_range(pat, &lo, &hi) == -1)
-		goto oom;
-	if (sqlite3_prepare_v2(c->conn->db, detail ? sql : sql_bare, -1, &st,
-	    NULL) != SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_text(st, 1, lo, -1, SQLITE_STATIC);
-	if (hi != NULL)
-		sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		fqn = (const char *)sqlite3_column_text(st, 0);
-		if (fqn == NULL || !dbp_fnmatch(pat, fqn))
-			continue;
-		g = 0;
-		if (detail)
-			item = lt_detail(c, st, (double)now, &g);
-		else
-			item = cJSON_CreateString(fqn);
-		if (item == NULL)
+		if (cJSON_AddStringToObject(head, "now", nowbuf) == NULL)
 			goto oom;
-		cJSON_AddItemToArray(items, item);
-		if (n == cap) {
-			unsigned char *ng;
-			const char **nn;
-
-			cap = cap == 0 ? 256 : cap * 2;
-			if ((ng = realloc(gated, cap)) == NULL)
-				goto oom;
-			gated = ng;
-			if ((nn = realloc(names, cap * sizeof(*nn))) == NULL)
-				goto oom;
-			names = nn;
-		}
-		/* the item's own copy of the FQN outlives the row */
-		names[n] = detail ? cJSON_GetObjectItemCaseSensitive(item,
-		    "table")->valuestring : item->valuestring;
-		gated[n++] = (unsigned char)g;
 	}
-	if (rc != SQLITE_DONE)
+	if (lt_prefix_range(x.pat, &x.lo, &x.hi) == -1)
+		goto oom;
+	x.exact = strcmp(x.pat + strlen(x.lo), "*") == 0;
+	if (lt_count(&x, &total) != 0)
 		goto dberr;
 reply:
-	memset(&pl, 0, sizeof(pl));
-	pl.head = head;
-	pl.key[0] = "tables";
-	pl.empty_on_first[0] = 1;
-	pl.items[0] = items;
-	if (detail) {
-		x.connection = c->conn->conf->name;
-		x.names = names;
-		x.gated = gated;
-		x.n = n;
-		pl.after = lt_after;
-		pl.ctx = &x;
-	}
-	r = page_list(c, &pl, pos);
-	if (r == 0 && x.failed) {
+	memset(&ps, 0, sizeof(ps));
+	ps.head = head;
+	ps.key[0] = "tables";
+	ps.empty_on_first[0] = 1;
+	ps.count[0] = total;
+	ps.item = lt_item;
+	ps.ctx = &x;
+	if (x.detail)
+		ps.after = lt_after;
+	r = page_window(c, &ps, pos);
+	if (r == 0 && x.failed)
 		r = call_fail(c, "out of memory");
-	}
 	goto out;
 oom:
 	call_fail(c, "out of memory");
@@ -298,14 +495,22 @@ oom:
 dberr:
 	call_fail(c, "index read failed: %s", sqlite3_errmsg(c->conn->db));
 out:
-	sqlite3_finalize(st);
-	cJSON_Delete(items);
+	sqlite3_finalize(x.walk);
+	sqlite3_finalize(x.row);
+	while (x.chunks != NULL) {
+		struct lt_chunk *next = x.chunks->next;
+
+		free(x.chunks);
+		x.chunks = next;
+	}
+	for (i = 0; i < x.n; i++)
+		free(x.names[i]);
+	free(x.names);
+	free(x.gated);
 	cJSON_Delete(head);
 	cJSON_Delete(failed);
-	free(gated);
-	free(names);
-	free(lo);
-	free(hi);
+	free(x.lo);
+	free(x.hi);
 	free(mst);
 	free(merr);
 	return r;

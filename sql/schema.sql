@@ -87,6 +87,11 @@ CREATE TABLE tables (
 						-- schema_error
 );
 
+-- list_tables: the walkable FQNs in order (a page is a range and an OFFSET
+-- of it, read from the index alone), and the few unwalkable rows counted
+-- apart from the b-tree's own count of all rows.
+CREATE INDEX tables_walkable ON tables(walkable, fqn);
+
 -- manifest.yaml failed_tables, in file order (string entries only).
 CREATE TABLE failed_tables (
 	ord	INTEGER PRIMARY KEY,

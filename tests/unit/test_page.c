@@ -2,8 +2,10 @@
  * test_page.c - the paging engine (server/page.c) and cursors
  * (server/call.c): the 20,000-character bound, header keys on the first
  * page, total on every page, parts for an oversize item, text pages cut
- * at line boundaries, and every cursor fault.  The calls here read no
- * print (no connection), so their cursors pin no file.
+ * at line boundaries, every cursor fault, and windowed sources: items
+ * produced on demand, pages as full as they can be, parts, the end.  The
+ * calls here read no print (no connection), so their cursors pin no
+ * file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -493,6 +495,324 @@ test_proto(void **state)
 	cJSON_Delete(items);
 }
 
+/* ------------------------------------------------------------------ */
+/* Windowed sources (page_window)                                       */
+
+/* A source of n generated items: mixed shapes (strings with escapes and
+ * non-ASCII, numbers, nested objects and lists, empty containers) so the
+ * engine's exact sizing meets every kind of value; one item, big, is
+ * larger than a page.  It records which items were asked for. */
+struct wsrc {
+	size_t	 n;
+	size_t	 big;		/* index of the oversize item, or n */
+	size_t	 asked, first, last;
+	int	 order_ok;	/* every call was the previous + 1 */
+};
+
+static cJSON *
+witem_make(size_t i, size_t big)
+{
+	cJSON *o, *l;
+	char buf[128], *s;
+	size_t k;
+
+	snprintf(buf, sizeof(buf), "t%04zu", i);
+	if (i == big) {
+		o = cJSON_CreateObject();
+		s = malloc(BOUND * 2 + 1);
+		for (k = 0; k < BOUND * 2; k++)
+			s[k] = "xy\"\\z\n"[k % 6];
+		s[BOUND * 2] = '\0';
+		cJSON_AddStringToObject(o, "big", s);
+		free(s);
+		return o;
+	}
+	switch (i % 5) {
+	case 0:
+		return cJSON_CreateString(buf);
+	case 1:
+		snprintf(buf, sizeof(buf), "caf\xc3\xa9 \"%zu\"\t\\", i);
+		return cJSON_CreateString(buf);
+	case 2:
+		return cJSON_CreateNumber((double)i * 3);
+	case 3:
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "table", buf);
+		l = cJSON_AddArrayToObject(o, "cols");
+		cJSON_AddItemToArray(l, cJSON_CreateString("a"));
+		cJSON_AddItemToArray(l, cJSON_CreateObject());
+		cJSON_AddItemToArray(l, cJSON_CreateArray());
+		cJSON_AddBoolToObject(o, "ok", i % 2);
+		cJSON_AddNullToObject(o, "none");
+		return o;
+	default:
+		l = cJSON_CreateArray();
+		cJSON_AddItemToArray(l, cJSON_CreateString(buf));
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "\xe2\x82\xac", 1.5);
+		cJSON_AddItemToArray(l, o);
+		return l;
+	}
+}
+
+static cJSON *
+witem(void *ctx, size_t i)
+{
+	struct wsrc *w = ctx;
+
+	if (w->asked > 0 && i != w->last + 1)
+		w->order_ok = 0;
+	if (w->asked == 0)
+		w->first = i;
+	w->asked++;
+	w->last = i;
+	assert_true(i < w->n);
+	return witem_make(i, w->big);
+}
+
+/* Length of page with item appended to its list key, as dumped. */
+static size_t
+with_next(const cJSON *page, const char *key, cJSON *item)
+{
+	cJSON *p = cJSON_Duplicate(page, 1), *arr;
+	char *t;
+	size_t n;
+
+	arr = cJSON_GetObjectItem(p, key);
+	if (arr == NULL) {
+		arr = cJSON_CreateArray();
+		cJSON_AddItemToObject(p, key, arr);
+	}
+	cJSON_AddItemToArray(arr, item);
+	t = dbp_json_dump(p, 2);
+	n = strlen(t);
+	free(t);
+	cJSON_Delete(p);
+	return n;
+}
+
+/*
+ * Walk a windowed list of n items: every page within the bound and as
+ * full as it can be (the next item would not fit), the items exactly the
+ * unpaged list in order, parts rebuilding the oversize item, and item()
+ * asked in order from the page's first item for little more than the
+ * page shows.  The same list given whole to page_list pages identically.
+ */
+static void
+walk_window(size_t n, size_t big)
+{
+	struct page_src s;
+	struct page_list l;
+	struct wsrc w;
+	struct call c, d;
+	struct dbp_buf parts;
+	cJSON *args, *args2, *head, *page, *it, *nc, *whole, *want, *back;
+	size_t pos, seen = 0, pages = 0, i, shown;
+	int in_parts = 0;
+
+	head = cJSON_CreateObject();
+	cJSON_AddStringToObject(head, "note", "first page only");
+	whole = cJSON_CreateArray();
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(whole, witem_make(i, big));
+	memset(&s, 0, sizeof(s));
+	s.head = head;
+	s.key[0] = "tables";
+	s.count[0] = n;
+	s.empty_on_first[0] = 1;
+	s.item = witem;
+	s.ctx = &w;
+	memset(&l, 0, sizeof(l));
+	l.head = head;
+	l.key[0] = "tables";
+	l.items[0] = whole;
+	l.empty_on_first[0] = 1;
+	dbp_buf_init(&parts, DBP_MAX_FILE_BYTES);
+	mkcall(&c, &args, "list_tables", "{}");
+	mkcall(&d, &args2, "list_tables", "{}");
+	for (;;) {
+		memset(&w, 0, sizeof(w));
+		w.n = n;
+		w.big = big;
+		w.order_ok = 1;
+		assert_int_equal(call_position(&c, &pos), 0);
+		assert_int_equal(page_window(&c, &s, pos), 0);
+		assert_false(c.is_error);
+		/* The array form gives the very same page. */
+		assert_int_equal(call_position(&d, &pos), 0);
+		assert_int_equal(page_list(&d, &l, pos), 0);
+		assert_string_equal(c.text, d.text);
+		assert_true(strlen(c.text) <= BOUND);
+		page = cJSON_Parse(c.text);
+		assert_non_null(page);
+		assert_int_equal(cJSON_GetObjectItem(page, "total")->valueint,
+		    (int)n);
+		if (pages == 0)
+			assert_non_null(cJSON_GetObjectItem(page, "note"));
+		else
+			assert_null(cJSON_GetObjectItem(page, "note"));
+		shown = 0;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(page, "tables")) {
+			shown++;
+			if (cJSON_IsObject(it) && cJSON_GetObjectItem(it,
+			    "part") != NULL) {
+				dbp_buf_adds(&parts, cJSON_GetObjectItem(it,
+				    "text")->valuestring);
+				in_parts = 1;
+				if (cJSON_GetObjectItem(it, "part")->valueint ==
+				    cJSON_GetObjectItem(it, "parts")->valueint) {
+					back = cJSON_Parse(parts.ptr);
+					want = cJSON_GetArrayItem(whole,
+					    (int)seen);
+					assert_true(cJSON_Compare(back, want,
+					    1));
+					cJSON_Delete(back);
+					in_parts = 0;
+					seen++;
+				}
+				continue;
+			}
+			assert_false(in_parts);
+			want = cJSON_GetArrayItem(whole, (int)seen);
+			assert_true(cJSON_Compare(it, want, 1));
+			seen++;
+		}
+		if (w.asked > 0) {
+			assert_true(w.order_ok);
+			assert_true(w.asked <= shown + 2);
+		}
+		pages++;
+		nc = cJSON_GetObjectItem(page, "next_cursor");
+		if (nc == NULL) {
+			cJSON_Delete(page);
+			break;
+		}
+		/* As full as it can be: one more whole item would not fit
+		 * (the item after a part is checked the same way). */
+		if (!in_parts && seen < n && seen != big)
+			assert_true(with_next(page, "tables",
+			    witem_make(seen, big)) > BOUND);
+		setcursor(args, nc->valuestring);
+		c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+		setcursor(args2, nc->valuestring);
+		d.cursor = cJSON_GetObjectItem(args2, "cursor")->valuestring;
+		cJSON_Delete(page);
+		call_release(&c);
+		call_release(&d);
+	}
+	assert_int_equal(seen, n);
+	call_release(&c);
+	call_release(&d);
+	cJSON_Delete(args);
+	cJSON_Delete(args2);
+	cJSON_Delete(head);
+	cJSON_Delete(whole);
+	dbp_buf_release(&parts);
+}
+
+static void
+test_window_walk(void **state)
+{
+	(void)state;
+	walk_window(700, 700);		/* no oversize item */
+	walk_window(700, 333);		/* one in the middle */
+	walk_window(3, 0);		/* the first item in parts */
+	walk_window(1, 0);		/* nothing but parts */
+	walk_window(0, 0);		/* empty */
+}
+
+/* A windowed page that ends the list exactly: no cursor, and a cursor
+ * to the end (or past it) is refused as not issued here. */
+static void
+test_window_last(void **state)
+{
+	struct page_src s;
+	struct wsrc w;
+	struct call c;
+	cJSON *args, *page;
+	size_t pos;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(&w, 0, sizeof(w));
+	w.n = 40;
+	w.big = 40;
+	w.order_ok = 1;
+	s.key[0] = "tables";
+	s.count[0] = 40;
+	s.item = witem;
+	s.ctx = &w;
+	mkcall(&c, &args, "list_tables", "{}");
+	assert_int_equal(page_window(&c, &s, 0), 0);
+	page = cJSON_Parse(c.text);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(page,
+	    "tables")), 40);
+	assert_null(cJSON_GetObjectItem(page, "next_cursor"));
+	assert_int_equal(w.asked, 40);
+	assert_true(w.order_ok);
+	cJSON_Delete(page);
+	call_release(&c);
+	/* A cursor naming the end of this list was never issued for it. */
+	{
+		char *t = call_cursor(&c, 40 * DBP_PAGE_MAX_PARTS);
+
+		setcursor(args, t);
+		free(t);
+	}
+	c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+	assert_int_equal(call_position(&c, &pos), 0);
+	assert_int_equal(page_window(&c, &s, pos), -1);
+	assert_non_null(strstr(c.text, "not issued by list_tables"));
+	call_release(&c);
+	/* Nor a part of an item that is whole. */
+	{
+		char *t = call_cursor(&c, 5 * DBP_PAGE_MAX_PARTS + 1);
+
+		setcursor(args, t);
+		free(t);
+	}
+	c.cursor = cJSON_GetObjectItem(args, "cursor")->valuestring;
+	assert_int_equal(call_position(&c, &pos), 0);
+	w.asked = 0;
+	assert_int_equal(page_window(&c, &s, pos), -1);
+	assert_non_null(strstr(c.text, "not issued by list_tables"));
+	call_release(&c);
+	cJSON_Delete(args);
+}
+
+/* An item() failure fails the call with the tool's own detail. */
+static cJSON *
+witem_fail(void *ctx, size_t i)
+{
+	struct call *c = ctx;
+
+	if (i < 3)
+		return cJSON_CreateString("ok");
+	call_fail(c, "index read failed: boom");
+	return NULL;
+}
+
+static void
+test_window_fail(void **state)
+{
+	struct page_src s;
+	struct call c;
+	cJSON *args;
+
+	(void)state;
+	mkcall(&c, &args, "list_tables", "{}");
+	memset(&s, 0, sizeof(s));
+	s.key[0] = "tables";
+	s.count[0] = 10;
+	s.item = witem_fail;
+	s.ctx = &c;
+	assert_int_equal(page_window(&c, &s, 0), -1);
+	assert_true(c.is_error);
+	assert_string_equal(c.text, "index read failed: boom");
+	call_release(&c);
+	cJSON_Delete(args);
+}
+
 int
 main(void)
 {
@@ -505,6 +825,9 @@ main(void)
 		cmocka_unit_test(test_cursor_faults),
 		cmocka_unit_test(test_args_digest),
 		cmocka_unit_test(test_proto),
+		cmocka_unit_test(test_window_walk),
+		cmocka_unit_test(test_window_last),
+		cmocka_unit_test(test_window_fail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
