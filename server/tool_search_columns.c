@@ -21,9 +21,10 @@
  *   - A name pattern narrows through the trigram index by its longest
  *     literal run; every candidate is confirmed with fnmatchcase.
  *   - The page's matches are read in (table, column) order from the
- *     page's first match: by an ordered walk of the columns that stops
- *     once the page is full, or, when the matches are few, gathered
- *     through their index and sorted - whichever reads fewer rows.
+ *     page's first match, as the paging engine asks for them
+ *     (page_window): by an ordered walk of the columns that stops once
+ *     the page is full, or, when the matches are few, gathered through
+ *     their index and sorted - whichever reads fewer rows.
  * Exclusions (tables not walkable; catalog-only views under the filters
  * their marker forbids) are applied by table name, through partial
  * indexes that hold only such tables.
@@ -143,6 +144,7 @@ struct sc {
 	size_t		 total;		/* matches */
 	size_t		 driven;	/* rows the count statement stepped */
 	sqlite3_stmt	*win;		/* the window's walk */
+	size_t		 next;		/* the match win yields next */
 	sqlite3_stmt	*row;		/* a match row by id */
 	sqlite3_stmt	*vnst;		/* value notes of a column */
 };
@@ -1202,15 +1204,39 @@ sc_plan(struct sc *s, int *none)
 	return 0;
 }
 
+/* page_src item(): match i as a new node, from the open window when it
+ * is the one it yields next, else from a window opened at i.  NULL with
+ * the call failed. */
+static cJSON *
+sc_src_item(void *ctx, size_t i)
+{
+	struct sc *s = ctx;
+	sqlite3_int64 id;
+	int rc;
+
+	if (s->win == NULL || i != s->next) {
+		if (sc_window_open(s, i) == -1)
+			return NULL;
+		s->next = i;
+	}
+	if ((rc = sc_window_next(s, &id)) != 1) {
+		if (rc == 0)
+			call_fail(s->c, "index read failed: %zu matches counted, "
+			    "%zu read", s->total, i);
+		return NULL;
+	}
+	s->next = i + 1;
+	return sc_item(s, id);
+}
+
 int
 tool_search_columns(struct call *c)
 {
 	struct sc s;
-	struct page_list pl;
+	struct page_src src;
 	const cJSON *a;
-	cJSON *items = NULL, *head = NULL, *m;
-	sqlite3_int64 id;
-	size_t pos, i, n;
+	cJSON *head = NULL;
+	size_t pos, i;
 	int r = -1, none = 0, rc;
 	char *mst = NULL, *merr = NULL;
 
@@ -1246,39 +1272,22 @@ tool_search_columns(struct call *c)
 		    "manifest.yaml could not be read");
 		goto out;
 	}
-	if ((items = cJSON_CreateArray()) == NULL ||
-	    (head = cJSON_CreateObject()) == NULL) {
+	if ((head = cJSON_CreateObject()) == NULL) {
 		sc_oom(&s);
 		goto out;
 	}
 	if (sc_head(&s, head) == -1 || sc_plan(&s, &none) == -1)
 		goto out;
-	if (!none) {
-		if (sc_count(&s) == -1 || sc_window_open(&s, 0) == -1)
-			goto out;
-		for (n = 0; (rc = sc_window_next(&s, &id)) == 1; n++) {
-			if ((m = sc_item(&s, id)) == NULL)
-				goto out;
-			if (!cJSON_AddItemToArray(items, m)) {
-				cJSON_Delete(m);
-				sc_oom(&s);
-				goto out;
-			}
-		}
-		if (rc == -1)
-			goto out;
-		if (n != s.total) {
-			call_fail(c, "index read failed: %zu matches counted, "
-			    "%zu read", s.total, n);
-			goto out;
-		}
-	}
-	memset(&pl, 0, sizeof(pl));
-	pl.head = head;
-	pl.key[0] = "matches";
-	pl.empty_on_first[0] = 1;
-	pl.items[0] = items;
-	r = page_list(c, &pl, pos);
+	if (!none && sc_count(&s) == -1)
+		goto out;
+	memset(&src, 0, sizeof(src));
+	src.head = head;
+	src.key[0] = "matches";
+	src.count[0] = s.total;
+	src.empty_on_first[0] = 1;
+	src.item = sc_src_item;
+	src.ctx = &s;
+	r = page_window(c, &src, pos);
 out:
 	for (i = 0; i < SC_NGLOBS; i++)
 		free(s.globin[i]);
@@ -1291,7 +1300,6 @@ out:
 	free(s.needle);
 	free(mst);
 	free(merr);
-	cJSON_Delete(items);
 	cJSON_Delete(head);
 	return r;
 }
