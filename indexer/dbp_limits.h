@@ -69,6 +69,12 @@
 #define DBP_PARALLEL_MIN_JOBS	64
 #define DBP_INDEX_WINDOW	64
 
+/* Threads that lstat a run's files before it plans (the machine has two
+ * cores; the calls are the whole cost of a run with nothing changed),
+ * and the fewest tables worth starting them for. */
+#define DBP_LOOK_THREADS	2
+#define DBP_LOOK_MIN_TABLES	256
+
 /* The page cache of a writing connection (SQLite cache_size, negative:
  * KiB).  256 MiB holds the hot index pages of a 10,000-table build, so
  * they are written once at commit rather than spilled repeatedly. */

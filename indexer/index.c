@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,7 @@ struct ox_file {
 	const char	*status;
 	char		*error;
 	int		 examined;	/* status/error/doc computed */
+	int		 prefetched;	/* look taken by ox_prefetch */
 };
 
 /* What the index held about a table, or what the manifest now says. */
@@ -100,6 +102,8 @@ struct ox_table {
 	int		 done;		/* prepared (jobs) */
 	int		 fromdb;	/* loaded from the index: old_* hold */
 	int		 old_followable;
+	int		 paths_done;	/* ox_plan_paths ran */
+	int		 dir_outside;	/* its directory leads out */
 };
 
 struct ox_run {
@@ -385,6 +389,20 @@ ox_chunks_free(struct ox_run *r)
 	r->chunks = NULL;
 }
 
+/* t[0..n) (NULL: empty) into out[size], cut to fit: a bounded copy that
+ * costs what it copies (50,000 rows a run). */
+static void
+ox_copy(char *out, size_t size, const unsigned char *t, int n)
+{
+	size_t k = t != NULL && n > 0 ? (size_t)n : 0;
+
+	if (k >= size)
+		k = size - 1;
+	if (k > 0)
+		memcpy(out, t, k);
+	out[k] = '\0';
+}
+
 static int
 ox_load_old(struct ox_run *r)
 {
@@ -411,11 +429,10 @@ ox_load_old(struct ox_run *r)
 		o->size = sqlite3_column_int64(s, 3);
 		o->mtime = sqlite3_column_int64(s, 4);
 		t = sqlite3_column_text(s, 5);
-		snprintf(o->hash, sizeof(o->hash), "%s", t ? (const char *)t :
-		    "");
+		ox_copy(o->hash, sizeof(o->hash), t, sqlite3_column_bytes(s, 5));
 		t = sqlite3_column_text(s, 6);
-		snprintf(o->status, sizeof(o->status), "%s", t ?
-		    (const char *)t : "");
+		ox_copy(o->status, sizeof(o->status), t,
+		    sqlite3_column_bytes(s, 6));
 		if (ix_map_put(&r->old, key, o) == -1)
 			break;
 	}
@@ -467,6 +484,7 @@ ox_load_plan(struct ox_run *r)
 {
 	sqlite3_stmt *s = NULL;
 	struct ox_table *t;
+	struct ix_map byfqn = { 0 };
 	const char *fqn;
 	size_t n = 0, i = 0;
 	int rc, k;
@@ -497,23 +515,35 @@ ox_load_plan(struct ox_run *r)
 		}
 	}
 	sqlite3_finalize(s);
-	if (ox_prep(r->db, "SELECT a.table_fqn, a.kind, a.file FROM artifacts "
-	    "a JOIN tables t ON t.fqn = a.table_fqn ORDER BY t.ord", &s, r->d) ==
-	    -1)
+	/* the artifacts in their own (fqn) order, each to its table by a
+	 * map: a join ordered by ord would sort every row */
+	byfqn.borrowed = 1;
+	for (i = 0; i < r->ntabs; i++)
+		if (ix_map_put(&byfqn, r->tabs[i].fqn, &r->tabs[i]) == -1) {
+			ix_map_free(&byfqn);
+			return dbp_fail(r->d, "out of memory");
+		}
+	if (ox_prep(r->db, "SELECT table_fqn, kind, file FROM artifacts", &s,
+	    r->d) == -1) {
+		ix_map_free(&byfqn);
 		return -1;
+	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		fqn = (const char *)sqlite3_column_text(s, 0);
-		while (i < r->ntabs && strcmp(r->tabs[i].fqn, fqn) != 0)
-			i++;
-		if (i == r->ntabs)
-			break;
-		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
-		if (k < 0 || r->tabs[i].files[k] != NULL)
+		t = fqn != NULL ? ix_map_get(&byfqn, fqn) : NULL;
+		if (t == NULL)
 			continue;
-		if ((r->tabs[i].files[k] = ox_col(s, 2)) == NULL)
+		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
+		if (k < 0 || t->files[k] != NULL)
+			continue;
+		if ((t->files[k] = ox_col(s, 2)) == NULL)
 			break;
 	}
 	sqlite3_finalize(s);
+	ix_map_free(&byfqn);
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: cannot read artifacts: %s",
+		    rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(r->db));
 	return 0;
 }
 
@@ -581,7 +611,7 @@ ox_classify(struct ox_run *r, struct ox_file *f)
 	was = f->old != NULL ? f->old->status : NULL;
 	if (f->outside) {
 		f->look.state = IX_LOOK_OUTSIDE;
-	} else
+	} else if (!f->prefetched)
 		ix_look(&r->safe, f->rel, &f->look);
 	switch (f->look.state) {
 	case IX_LOOK_FILE:
@@ -795,24 +825,24 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 
 /* Set up table t's files from its dir and declared names; classify
  * them; decide sigchanged against the index. */
+/*
+ * A table's file paths, relative and normalised (phase one of planning,
+ * before anything on disk is looked at, so the looks can be taken in
+ * parallel: ox_prefetch).  A path leading out of the root marks its file
+ * outside, and every file after it (as the lookups of ox_plan_table
+ * would).
+ */
 static int
-ox_plan_table(struct ox_run *r, struct ox_table *t)
+ox_plan_paths(struct ox_run *r, struct ox_table *t)
 {
-	struct ox_table *o;
 	struct ox_file *f;
 	char *norm, *joined, *slash;
-	int k, esc, dirstate = IX_SAFE_IN, outside = 0;
+	int k, esc, outside = 0;
 	size_t n;
 
-	/* Loaded from the index, the table is its own previous state. */
-	o = t->fromdb ? t : ix_map_get(&r->oldtab, t->fqn);
-	t->isnew = o == NULL;
-	if (!t->walkable) {
-		t->followable = 0;
-		t->sigchanged = o == NULL || o->walkable;
-		t->rebuild = t->sigchanged || r->full;
+	if (t->paths_done || !t->walkable)
 		return 0;
-	}
+	t->paths_done = 1;
 	if (t->dir == NULL)
 		return dbp_fail(r->d, "out of memory");
 	norm = ix_relnorm(t->dir, &esc);
@@ -821,11 +851,11 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	if (norm == NULL)
 		outside = 1;
 	else {
-		dirstate = ix_safety_dir(&r->safe, norm);
-		outside = dirstate == IX_SAFE_OUT;
+		outside = ix_safety_dir(&r->safe, norm) == IX_SAFE_OUT;
 		free(t->dir);
 		t->dir = norm;
 	}
+	t->dir_outside = outside;
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
 		if (t->files[k] == NULL)
 			continue;
@@ -861,6 +891,138 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 			}
 		}
 		f->rel = joined;
+		if (f->outside)
+			outside = 1;
+	}
+	return 0;
+}
+
+/* The plain lstat of each file: a regular file or an absence is its
+ * look; anything else (a symlink, an error) is left to ix_look. */
+struct ox_pre {
+	struct ox_run	 *r;
+	struct ox_file	**files;
+	size_t		  n, first, step;
+};
+
+static void *
+ox_pre_run(void *arg)
+{
+	struct ox_pre *p = arg;
+	struct ox_file *f;
+	struct stat sb;
+	size_t i;
+
+	for (i = p->first; i < p->n; i += p->step) {
+		f = p->files[i];
+		if (fstatat(p->r->safe.rootfd, f->rel, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISREG(sb.st_mode))
+				continue;
+			ix_id_of(&sb, &f->look.id);
+			f->look.state = IX_LOOK_FILE;
+		} else if (errno == ENOENT || errno == ENOTDIR) {
+			f->look.state = IX_LOOK_ABSENT;
+			f->look.err = errno;
+		} else
+			continue;
+		f->prefetched = 1;
+	}
+	return NULL;
+}
+
+/*
+ * Phase one of planning for every table the run considers, then the
+ * lstat of all their files on DBP_LOOK_THREADS threads (a run with
+ * nothing changed is mostly these 40,000 system calls on a 10,000-table
+ * print).  0, or -1 on OOM.
+ */
+static int
+ox_prefetch(struct ox_run *r, struct ix_map *filter)
+{
+	struct ox_file **files = NULL;
+	struct ox_pre pre[DBP_LOOK_THREADS];
+	pthread_t th[DBP_LOOK_THREADS];
+	size_t i, n = 0, nth = 0;
+	int k;
+
+	for (i = 0; i < r->ntabs; i++) {
+		if (filter != NULL && ix_map_get(filter, r->tabs[i].fqn) == NULL)
+			continue;
+		if (ox_plan_paths(r, &r->tabs[i]) == -1)
+			return -1;
+	}
+	if (r->safe.rootfd < 0 || r->ntabs < DBP_LOOK_MIN_TABLES)
+		return 0;
+	if ((files = calloc(r->ntabs * (IX_NKINDS - IX_FIRST_TABLE_KIND) + 1,
+	    sizeof(*files))) == NULL)
+		return dbp_fail(r->d, "out of memory");
+	for (i = 0; i < r->ntabs; i++)
+		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
+			if (TF(&r->tabs[i], k).rel != NULL &&
+			    !TF(&r->tabs[i], k).outside)
+				files[n++] = &TF(&r->tabs[i], k);
+	for (i = 0; i < DBP_LOOK_THREADS; i++) {
+		pre[i].r = r;
+		pre[i].files = files;
+		pre[i].n = n;
+		pre[i].first = i;
+		pre[i].step = DBP_LOOK_THREADS;
+	}
+	for (i = 1; i < DBP_LOOK_THREADS; i++, nth++)
+		if (pthread_create(&th[i - 1], NULL, ox_pre_run, &pre[i]) != 0)
+			break;
+	/* the main thread takes its share, and any a thread did not start
+	 * for */
+	ox_pre_run(&pre[0]);
+	for (i = nth + 1; i < DBP_LOOK_THREADS; i++)
+		ox_pre_run(&pre[i]);
+	for (i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	free(files);
+	return 0;
+}
+
+/* Plan one table: its paths (ox_plan_paths, unless done), the look and
+ * outcome of each file, and whether the table is rebuilt or touched. */
+static int
+ox_plan_table(struct ox_run *r, struct ox_table *t)
+{
+	struct ox_table *o;
+	struct ox_file *f;
+	char *joined;
+	int k, outside;
+	size_t n;
+
+	/* Loaded from the index, the table is its own previous state. */
+	o = t->fromdb ? t : ix_map_get(&r->oldtab, t->fqn);
+	t->isnew = o == NULL;
+	if (!t->walkable) {
+		t->followable = 0;
+		t->sigchanged = o == NULL || o->walkable;
+		t->rebuild = t->sigchanged || r->full;
+		return 0;
+	}
+	if (ox_plan_paths(r, t) == -1)
+		return -1;
+	outside = t->dir_outside;
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		f = &TF(t, k);
+		if (f->rel == NULL)
+			continue;
+		if (outside && !f->outside) {
+			/* an earlier file is a symlink leading out: this
+			 * one's path stays as joined, unnormalised */
+			n = strlen(t->dir) + strlen(t->files[k]) + 2;
+			if ((joined = malloc(n)) == NULL)
+				return dbp_fail(r->d, "out of memory");
+			snprintf(joined, n, "%s%s%s", t->dir,
+			    t->dir[0] ? "/" : "", t->files[k]);
+			free(f->rel);
+			f->rel = joined;
+			f->outside = 1;
+			f->prefetched = 0;
+		}
 		ox_classify(r, f);
 		if (f->look.state == IX_LOOK_OUTSIDE)
 			f->outside = 1;	/* a symlink leading out */
@@ -1749,6 +1911,8 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		dbp_fail(d, "out of memory");
 		goto out;
 	}
+	if (ox_prefetch(&r, filter) == -1)
+		goto out;
 	for (i = 0; i < r.ntabs; i++) {
 		if (filter != NULL && ix_map_get(filter, r.tabs[i].fqn) == NULL)
 			continue;
