@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 3
+-- SCHEMA_VERSION 4
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
