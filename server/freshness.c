@@ -318,10 +318,10 @@ fresh_verdict(cJSON *item, const char *profiled,
 		cJSON_Delete(age);
 		return -1;
 	}
-	cJSON_AddItemToObject(item, "age_days", age);
+	srv_json_put(item, "age_days", age);
 	if ((age = tm_int_node(th->days)) == NULL)
 		return -1;
-	cJSON_AddItemToObject(item, "max_age_days", age);
+	srv_json_put(item, "max_age_days", age);
 	return 0;
 }
 

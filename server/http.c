@@ -287,7 +287,7 @@ http_error(struct MHD_Connection *c, unsigned int status, const cJSON *id,
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
 	if (id != NULL)
-		cJSON_AddItemToObject(o, "id", cJSON_Duplicate(id, 1));
+		srv_json_put(o, "id", cJSON_Duplicate(id, 1));
 	else
 		cJSON_AddNullToObject(o, "id");
 	e = cJSON_AddObjectToObject(o, "error");

@@ -87,18 +87,18 @@ rv_payload(sqlite3_stmt *st)
 
 	if ((p = cJSON_CreateObject()) == NULL)
 		return NULL;
-	cJSON_AddItemToObject(p, "value", tm_json((const char *)
+	srv_json_put(p, "value", tm_json((const char *)
 	    sqlite3_column_text(st, 1)));
 	if (sqlite3_column_type(st, 2) == SQLITE_NULL)
 		cJSON_AddNullToObject(p, "count");
 	else
-		cJSON_AddItemToObject(p, "count", tm_int_node(
+		srv_json_put(p, "count", tm_int_node(
 		    sqlite3_column_int64(st, 2)));
 	if ((v = (const char *)sqlite3_column_text(st, 3)) != NULL)
 		cJSON_AddStringToObject(p, "note", v);
 	if ((v = (const char *)sqlite3_column_text(st, 4)) != NULL &&
 	    strcmp(v, "null") != 0)
-		cJSON_AddItemToObject(p, "spelling_of", tm_json(v));
+		srv_json_put(p, "spelling_of", tm_json(v));
 	return p;
 }
 
@@ -935,7 +935,7 @@ rv_nearest(struct rv *r, cJSON *arr)
 			goto dberr;
 		if ((p = rv_payload(os)) == NULL)
 			goto oom;
-		cJSON_AddItemToObject(p, "score", tm_float_node(
+		srv_json_put(p, "score", tm_float_node(
 		    tm_round(top[i].score, 4)));
 		cJSON_AddItemToArray(arr, p);
 	}
@@ -996,15 +996,15 @@ rv_base(struct rv *r, cJSON *o, int unavailable)
 {
 	char buf[160];
 
-	cJSON_AddItemToObject(o, "coverage", tm_json(r->col.coverage));
+	srv_json_put(o, "coverage", tm_json(r->col.coverage));
 	cJSON_AddBoolToObject(o, "exhaustive", r->col.complete &&
 	    !r->t.scoped);
-	cJSON_AddItemToObject(o, "listed", tm_int_node(r->col.listed));
+	srv_json_put(o, "listed", tm_int_node(r->col.listed));
 	if (r->t.scoped) {
-		cJSON_AddItemToObject(o, "scope", tm_json(r->t.scope != NULL ?
+		srv_json_put(o, "scope", tm_json(r->t.scope != NULL ?
 		    r->t.scope : "{}"));
 		if (r->t.has_rows)
-			cJSON_AddItemToObject(o, "row_count",
+			srv_json_put(o, "row_count",
 			    tm_int_node(r->t.stats_rows));
 	}
 	/* the caveat goes from an unavailable reply unless it is scoped */
@@ -1165,7 +1165,7 @@ tool_resolve_value(struct call *c)
 		free(det);
 		cJSON_AddNullToObject(every, "coverage");
 		cJSON_AddFalseToObject(every, "exhaustive");
-		cJSON_AddItemToObject(every, "listed", tm_int_node(0));
+		srv_json_put(every, "listed", tm_int_node(0));
 		memset(&pl, 0, sizeof(pl));
 		pl.every = every;
 		res = page_list(c, &pl, pos);
