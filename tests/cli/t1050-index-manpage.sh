@@ -16,3 +16,5 @@ done
 check_eq "every table and column is documented" "" "$missing"
 check_eq "the page states the schema version" 1 \
     "$(grep -c "holds its version ($(sqlite3 "$T/d.sqlite" 'PRAGMA user_version'))" "$MAN")"
+check_eq "the meta table's schema_version matches the page" 1 \
+    "$(grep -c "^the schema version, $(sqlite3 "$T/d.sqlite" "SELECT value FROM meta WHERE key = 'schema_version'")\.$" "$MAN")"
