@@ -587,8 +587,13 @@ call_args_digest(const cJSON *args, char out[17])
 	n = i;
 	qsort(keys, n, sizeof(*keys), call_cmp_str);
 	for (i = 0; i < n; i++)
-		cJSON_AddItemReferenceToObject(copy, keys[i],
-		    cJSON_GetObjectItemCaseSensitive(args, keys[i]));
+		if (srv_json_put_ref(copy, keys[i],
+		    cJSON_GetObjectItemCaseSensitive(args, keys[i])) == -1) {
+			/* a digest over part of the arguments would be wrong */
+			free(keys);
+			cJSON_Delete(copy);
+			return -1;
+		}
 	free(keys);
 	text = dbp_json_dump(copy, DBP_JSON_PYDEFAULT);
 	cJSON_Delete(copy);
