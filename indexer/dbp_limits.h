@@ -56,6 +56,10 @@
  * the same index before giving up: two runs serialize, and a full build
  * of a large print takes seconds. */
 #define DBP_BUSY_TIMEOUT_MS	60000
+/* dbprint-index (the command, a batch job) waits longer: a second run
+ * started during a full build of a large print on a busy machine waits
+ * for it to commit rather than failing with "database is locked". */
+#define DBP_INDEX_WAIT_MS	900000
 
 /* Value lists with more entries than this get value_trigrams rows for
  * resolve_value's nearest match; shorter ones are scored directly, which

@@ -139,6 +139,7 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 		dbp_warn("%s", d.msg);
 		return EXIT_WRITE;
 	}
+	sqlite3_busy_timeout(db, DBP_INDEX_WAIT_MS);
 	clock_gettime(CLOCK_MONOTONIC, &m_start);
 	rc = dbp_index_update(db, c->name, c->print_root, full, &st, &d);
 	m_progress_end();

@@ -102,6 +102,7 @@ r1=$?
 wait $p2
 r2=$?
 check_eq "two concurrent runs both exit 0" "0 0" "$r1 $r2"
+[ "$r1 $r2" = "0 0" ] || cat "$T/ae" "$T/be" >&2
 check_eq "between them, every file parsed once" 0 \
     "$(jq -s '(.[0].files_parsed + .[1].files_parsed) - .[0].files_total' "$T/a" "$T/b")"
 check_eq "integrity_check after concurrent runs" ok "$(q 'PRAGMA integrity_check')"
