@@ -862,24 +862,28 @@ http_post_messages(struct MHD_Connection *c, struct http_req *q)
 	http_rpc(&rs, q->body, q->len, &reply);
 	if (init && reply != NULL && http_reply_code(reply, id) == 0)
 		hs_put(sid, &rs);
-	cJSON_Delete(req);
+	/* id points into req: req lives until the last use of id */
 	if (reply != NULL) {
 		n = strlen(reply) + 32;
 		ev = malloc(n);
 		if (ev == NULL) {
 			free(reply);
+			cJSON_Delete(req);
 			return MHD_NO;
 		}
 		k = snprintf(ev, n, "event: message\ndata: %s\n\n", reply);
 		free(reply);
 		if (hs_stream_push(sid, ev, (size_t)k) != 0) {
 			free(ev);
-			return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			res = http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
 			    HTTP_INVALID_REQUEST, "Service Unavailable: the "
 			    "session's stream is closed or full", NULL, NULL);
+			cJSON_Delete(req);
+			return res;
 		}
 		free(ev);
 	}
+	cJSON_Delete(req);
 	n = strlen("Accepted");
 	return http_send(c, MHD_HTTP_ACCEPTED, strdup("Accepted"), n,
 	    "text/plain; charset=utf-8", NULL, NULL, NULL, NULL);
