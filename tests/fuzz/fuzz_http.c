@@ -68,19 +68,24 @@ static int
 fh_connect(void)
 {
 	struct sockaddr_in a;
-	int fd;
+	int fd, attempt;
 
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)fh_port);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	/* A signal (libFuzzer's own timers) may interrupt connect: then
+	 * start over on a new socket. */
+	for (attempt = 0; attempt < 8; attempt++) {
+		if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
 		close(fd);
-		return -1;
+		if (errno != EINTR)
+			return -1;
 	}
-	return fd;
+	return -1;
 }
 
 /* Start the daemon on a free port and wait until it accepts. */
