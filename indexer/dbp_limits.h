@@ -66,6 +66,14 @@
  * is cheaper than the index they would need. */
 #define DBP_TRIGRAM_MIN_VALUES	200
 
+/* search_columns' text index (grams.c): the columns of tables changed
+ * since its lists were built that the server tests itself on every text
+ * search, before a run rebuilds the lists; and the most lists one needle
+ * reads (a longer needle is narrowed by its first DBP_GRAMS_MAX_LISTS * 3
+ * characters and its candidates tested in C). */
+#define DBP_GRAMS_DIRTY_MAX	1000
+#define DBP_GRAMS_MAX_LISTS	16
+
 /* Worker threads that read and parse tables while the main thread writes,
  * the fewest table jobs worth starting them for, and how many prepared
  * tables may wait for the writer (bounds memory). */
@@ -101,6 +109,13 @@
 /* Seconds a connection may stay silent (slow or idle clients) before it
  * is closed; an open /sse stream waiting for a message is not counted. */
 #define DBP_HTTP_IDLE_TIMEOUT_S	30
+/* Seconds a client may take to deliver one whole request (request line,
+ * headers and body), counted from its first byte: a client trickling a
+ * byte at a time is never idle long enough for the timeout above, so
+ * this one closes it.  Sending a response (an /sse stream) is not
+ * counted.  DBPRINT_HTTP_REQUEST_S may set 1 to DBP_HTTP_REQUEST_MAX_S. */
+#define DBP_HTTP_REQUEST_S	30
+#define DBP_HTTP_REQUEST_MAX_S	3600
 /* Open connections at once, across all clients (also capped by the
  * descriptor limit); more are refused at accept. */
 #define DBP_HTTP_MAX_CONNECTIONS	1000

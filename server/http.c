@@ -22,6 +22,9 @@
  * (else 403), the bearer token when --token-file (or DBPRINT_TOKEN_FILE)
  * is set (else 401), the body at most DBP_HTTP_MAX_BODY (else 413, also
  * when it comes chunked).  No redirects, cookies or CORS headers exist.
+ * A connection silent for DBP_HTTP_IDLE_TIMEOUT_S is closed, and so is
+ * one whose request has not fully arrived DBP_HTTP_REQUEST_S after its
+ * first byte (DBPRINT_HTTP_REQUEST_S; see "The request-time limit").
  *
  * Concurrency: a pool of worker threads (libmicrohttpd's internal epoll
  * threads); a request takes a worker context - a copy of struct srv with
@@ -45,10 +48,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +90,20 @@ struct http_req {
 	int	 answered;	/* a response is queued */
 };
 
+/* Where a connection is in its current request (struct http_conn). */
+enum http_phase { HTTP_IDLE, HTTP_RECEIVING, HTTP_SENDING };
+
+/* One open connection, from accept to close (its socket context). */
+struct http_conn {
+	struct http_conn	*prev, *next;
+	int			 fd;
+	enum http_phase		 phase;
+	int			 cut;		/* shut down by the watchdog */
+	int			 counted;	/* seen is the kernel's count */
+	uint64_t		 seen;		/* bytes in when idle began */
+	int64_t			 since_ms;	/* when the phase began */
+};
+
 /* One worker context: a struct srv with its own index handles. */
 struct http_worker {
 	struct srv	 s;
@@ -103,9 +123,14 @@ static struct {
 	pthread_cond_t		 wcv;
 	atomic_int		 inflight;
 	atomic_int		 stopping;
+	pthread_mutex_t		 cmu;		/* conns and their records */
+	struct http_conn	*conns;
+	int64_t			 request_ms;	/* the request-time limit */
+	int64_t			 swept_ms;	/* the watchdog's last pass */
 } g = {
 	.wmu = PTHREAD_MUTEX_INITIALIZER,
 	.wcv = PTHREAD_COND_INITIALIZER,
+	.cmu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* The revisions a legacy session may name in MCP-Protocol-Version. */
@@ -242,6 +267,203 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
 
 	rpc_handle(&w->s, rs, msg, len, reply);
 	http_worker_give(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* The request-time limit                                               */
+
+/*
+ * libmicrohttpd's idle timeout starts again with every byte, so a client
+ * that sends a byte every few seconds would hold its connection for
+ * ever.  Each connection has a struct http_conn, its socket context from
+ * accept (MHD_CONNECTION_NOTIFY_STARTED) to close (..._CLOSED), saying
+ * whether it is idle between requests, receiving a request (since when),
+ * or sending a response.  http_watchdog(), on http_serve's own thread,
+ * shuts down the socket of a connection that has been receiving one
+ * request for g.request_ms; the connection's worker thread then reads
+ * the end of its socket and closes it as it would any dropped
+ * connection.  No 408 is sent: libmicrohttpd queues responses only from
+ * the request handler, which has not run yet while headers arrive.
+ *
+ * When a request starts: the URI log callback marks the connection
+ * receiving once its request line is read; before that, the watchdog
+ * sees the first bytes in the kernel's count of bytes received on the
+ * socket (TCP_INFO) growing past the count taken when the connection
+ * last went idle, and dates the start to its previous pass.  A request
+ * stops receiving when the handler queues its response (a response
+ * queued before the body has arrived makes libmicrohttpd read no more of
+ * it); the connection is idle again when the response has been sent.
+ * Where the kernel gives no count, an idle connection is timed as if
+ * receiving, from the end of its previous response.
+ *
+ * Thread safety: the records are in one list under g.cmu.  A record
+ * leaves the list in its connection's CLOSED notification, which
+ * libmicrohttpd gives before it closes the descriptor, so the watchdog,
+ * holding g.cmu, only ever touches descriptors that are still open.
+ */
+
+static int64_t
+http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The bytes the kernel has received on socket fd, into *n: 0, or -1 when
+ * it does not say. */
+static int
+http_rcvd(int fd, uint64_t *n)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+	    sizeof(ti.tcpi_bytes_received))
+		return -1;
+	*n = ti.tcpi_bytes_received;
+	return 0;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection's record is made when it is
+ * accepted and freed when it closes.  Without memory for the record the
+ * connection is shut down at once: it could not be timed. */
+static void
+http_notify_conn(void *cls, struct MHD_Connection *c, void **sctx,
+    enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct http_conn *k;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*sctx = NULL;
+		ci = MHD_get_connection_info(c,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci == NULL)
+			return;
+		if ((k = calloc(1, sizeof(*k))) == NULL) {
+			srv_log(SRV_LOG_WARNING, "http: out of memory for a "
+			    "connection; closed");
+			shutdown(ci->connect_fd, SHUT_RDWR);
+			return;
+		}
+		k->fd = ci->connect_fd;
+		k->phase = HTTP_IDLE;
+		k->counted = 1;		/* no byte counted yet: seen = 0 */
+		k->since_ms = http_now_ms();
+		pthread_mutex_lock(&g.cmu);
+		k->next = g.conns;
+		if (g.conns != NULL)
+			g.conns->prev = k;
+		g.conns = k;
+		pthread_mutex_unlock(&g.cmu);
+		*sctx = k;
+		return;
+	}
+	if (code != MHD_CONNECTION_NOTIFY_CLOSED || (k = *sctx) == NULL)
+		return;
+	pthread_mutex_lock(&g.cmu);
+	if (k->prev != NULL)
+		k->prev->next = k->next;
+	else
+		g.conns = k->next;
+	if (k->next != NULL)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&g.cmu);
+	free(k);
+	*sctx = NULL;
+}
+
+/* Connection c (on its own thread) enters phase p.  Receiving keeps the
+ * start the watchdog may already have dated; going idle takes the
+ * kernel's byte count. */
+static void
+http_conn_phase(struct MHD_Connection *c, enum http_phase p)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct http_conn *k;
+	uint64_t n = 0;
+	int counted = 0;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci == NULL || (k = ci->socket_context) == NULL)
+		return;
+	if (p == HTTP_IDLE)
+		counted = http_rcvd(k->fd, &n) == 0;
+	pthread_mutex_lock(&g.cmu);
+	if (p != HTTP_RECEIVING || k->phase != HTTP_RECEIVING) {
+		k->phase = p;
+		k->since_ms = http_now_ms();
+		k->seen = n;
+		k->counted = counted;
+	}
+	pthread_mutex_unlock(&g.cmu);
+}
+
+/* One pass over the connections (http_serve's thread, every
+ * HTTP_POLL_MS): date the requests that have begun, shut down those
+ * receiving for longer than the limit. */
+static void
+http_watchdog(void)
+{
+	struct http_conn *k;
+	int64_t now = http_now_ms(), from;
+	uint64_t n;
+
+	pthread_mutex_lock(&g.cmu);
+	for (k = g.conns; k != NULL; k = k->next) {
+		if (k->cut || k->phase == HTTP_SENDING)
+			continue;
+		if (k->phase == HTTP_IDLE && k->counted) {
+			if (http_rcvd(k->fd, &n) == 0) {
+				if (n <= k->seen)
+					continue;
+				/* the first byte came after the last pass */
+				k->phase = HTTP_RECEIVING;
+				if (g.swept_ms > k->since_ms)
+					k->since_ms = g.swept_ms;
+			}
+		}
+		from = k->since_ms;
+		if (now - from < g.request_ms)
+			continue;
+		k->cut = 1;
+		shutdown(k->fd, SHUT_RDWR);
+		srv_log(SRV_LOG_INFO, "http: a request still arriving after "
+		    "%lld s; connection closed", (long long)(g.request_ms /
+		    1000));
+	}
+	g.swept_ms = now;
+	pthread_mutex_unlock(&g.cmu);
+}
+
+/* The request-time limit: DBPRINT_HTTP_REQUEST_S when set, else
+ * DBP_HTTP_REQUEST_S.  0, or -1 after saying why. */
+static int
+http_request_limit(void)
+{
+	const char *v = getenv("DBPRINT_HTTP_REQUEST_S");
+	char *end;
+	long n;
+
+	g.request_ms = (int64_t)DBP_HTTP_REQUEST_S * 1000;
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < 1 ||
+	    n > DBP_HTTP_REQUEST_MAX_S) {
+		fprintf(stderr, "error: DBPRINT_HTTP_REQUEST_S must be a whole "
+		    "number of seconds from 1 to %d; got '%s'\n",
+		    DBP_HTTP_REQUEST_MAX_S, v);
+		return -1;
+	}
+	g.request_ms = (int64_t)n * 1000;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -917,6 +1139,15 @@ http_route(const char *url)
 	return HTTP_R_NONE;
 }
 
+/* The request has arrived (or is refused before its body): a response
+ * is queued next, and the request-time limit no longer runs. */
+static void
+http_answering(struct MHD_Connection *c, struct http_req *q)
+{
+	q->answered = 1;
+	http_conn_phase(c, HTTP_SENDING);
+}
+
 static enum MHD_Result
 http_handler(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload,
@@ -939,11 +1170,11 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
 		q->started = 1;
 		rc = http_guard(c, &done);
 		if (done) {
-			q->answered = 1;
+			http_answering(c, q);
 			return rc;
 		}
 		if (route == HTTP_R_NONE) {
-			q->answered = 1;
+			http_answering(c, q);
 			return http_error(c, MHD_HTTP_NOT_FOUND, NULL,
 			    HTTP_INVALID_REQUEST, "Not Found: the MCP endpoint "
 			    "is /mcp", NULL, NULL);
@@ -953,12 +1184,12 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
 			cl = http_header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
 			if (cl != NULL && strtoull(cl, NULL, 10) >
 			    (unsigned long long)DBP_HTTP_MAX_BODY) {
-				q->answered = 1;
+				http_answering(c, q);
 				return http_too_large(c);
 			}
 			return MHD_YES;		/* the body comes next */
 		}
-		q->answered = 1;
+		http_answering(c, q);
 		if (route == HTTP_R_MCP &&
 		    strcmp(method, MHD_HTTP_METHOD_DELETE) == 0)
 			return http_delete_mcp(c);
@@ -998,7 +1229,7 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	q->answered = 1;
+	http_answering(c, q);
 	if (q->too_big)
 		return http_too_large(c);
 	if (route == HTTP_R_MESSAGES)
@@ -1011,14 +1242,16 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
  * request as soon as its request line is read, before the handler, and
  * what it returns is the request's *req_cls; the completion callback
  * runs once for each such request, answered or aborted.  Between the two
- * the request counts as in flight (what shutdown waits for).
+ * the request counts as in flight (what shutdown waits for), and its
+ * connection is receiving until the handler answers, idle again once
+ * the response is sent (the request-time limit).
  */
 static void *
 http_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	(void)cls;
 	(void)uri;
-	(void)c;
+	http_conn_phase(c, HTTP_RECEIVING);
 	atomic_fetch_add(&g.inflight, 1);
 	return calloc(1, sizeof(struct http_req));
 }
@@ -1030,8 +1263,8 @@ http_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	struct http_req *q = *req_cls;
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	http_conn_phase(c, HTTP_IDLE);
 	if (q != NULL) {
 		free(q->body);
 		free(q);
@@ -1174,7 +1407,7 @@ http_serve(struct srv *s, const char *host, int port)
 	size_t i, nthreads = http_nthreads();
 	int fd, bound = 0, rc = -1;
 
-	if (http_token(s) != 0)
+	if (http_request_limit() != 0 || http_token(s) != 0)
 		return -1;
 	if ((fd = http_listen(host, port, &bound)) < 0)
 		goto out;
@@ -1202,6 +1435,7 @@ http_serve(struct srv *s, const char *host, int port)
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DBP_HTTP_CONN_MEMORY,
 	    MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL,
 	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify_conn, NULL,
 	    MHD_OPTION_END);
 	if (daemon == NULL) {
 		fprintf(stderr, "error: the HTTP server could not start on "
@@ -1215,8 +1449,10 @@ http_serve(struct srv *s, const char *host, int port)
 	    strcmp(host, "::1") == 0 ? "]" : "", bound,
 	    g.token != NULL ? " (bearer token required)" : "");
 	fflush(stderr);
-	while (!rpc_stopping())
+	while (!rpc_stopping()) {
 		poll(NULL, 0, HTTP_POLL_MS);
+		http_watchdog();
+	}
 
 	/* Shutdown (spec 7.3): stop accepting, end the streams, let the
 	 * requests in flight finish, then stop. */
@@ -1234,6 +1470,7 @@ http_serve(struct srv *s, const char *host, int port)
 			break;
 		}
 		poll(NULL, 0, 10);
+		http_watchdog();
 	}
 	MHD_stop_daemon(daemon);
 	srv_log(SRV_LOG_INFO, "HTTP server stopped");
