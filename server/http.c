@@ -78,6 +78,7 @@
 #define HTTP_B64_OPEN		"=?base64?"
 #define HTTP_B64_CLOSE		"?="
 #define HTTP_POLL_MS		100
+#define HTTP_PROBE_MS		500	/* idle connections' byte counts */
 #define HTTP_LISTEN_BACKLOG	128
 #define HTTP_HOST_MAX		64
 
@@ -126,7 +127,7 @@ static struct {
 	pthread_mutex_t		 cmu;		/* conns and their records */
 	struct http_conn	*conns;
 	int64_t			 request_ms;	/* the request-time limit */
-	int64_t			 swept_ms;	/* the watchdog's last pass */
+	int64_t			 probed_ms;	/* the last byte-count probe */
 } g = {
 	.wmu = PTHREAD_MUTEX_INITIALIZER,
 	.wcv = PTHREAD_COND_INITIALIZER,
@@ -198,8 +199,10 @@ http_workers_close(void)
 		if (!g.workers[i].owned)
 			continue;
 		for (k = 0; k < g.workers[i].s.nserved; k++)
-			if (g.workers[i].s.served[k].db != NULL)
+			if (g.workers[i].s.served[k].db != NULL) {
+				srv_stmt_close(&g.workers[i].s.served[k]);
 				sqlite3_close(g.workers[i].s.served[k].db);
+			}
 		free(g.workers[i].s.served);
 	}
 	free(g.workers);
@@ -289,7 +292,9 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
  * receiving once its request line is read; before that, the watchdog
  * sees the first bytes in the kernel's count of bytes received on the
  * socket (TCP_INFO) growing past the count taken when the connection
- * last went idle, and dates the start to its previous pass.  A request
+ * last went idle; it reads the counts every HTTP_PROBE_MS (a system call
+ * per idle connection) and dates a start to its previous reading, so a
+ * request may be timed up to that much early, never late.  A request
  * stops receiving when the handler queues its response (a response
  * queued before the body has arrived makes libmicrohttpd read no more of
  * it); the connection is idle again when the response has been sent.
@@ -411,7 +416,8 @@ static void
 http_watchdog(void)
 {
 	struct http_conn *k;
-	int64_t now = http_now_ms(), from;
+	int64_t now = http_now_ms();
+	int probe = now - g.probed_ms >= HTTP_PROBE_MS;
 	uint64_t n;
 
 	pthread_mutex_lock(&g.cmu);
@@ -419,17 +425,18 @@ http_watchdog(void)
 		if (k->cut || k->phase == HTTP_SENDING)
 			continue;
 		if (k->phase == HTTP_IDLE && k->counted) {
+			if (!probe)
+				continue;
 			if (http_rcvd(k->fd, &n) == 0) {
 				if (n <= k->seen)
 					continue;
-				/* the first byte came after the last pass */
+				/* the first byte came after the last probe */
 				k->phase = HTTP_RECEIVING;
-				if (g.swept_ms > k->since_ms)
-					k->since_ms = g.swept_ms;
+				if (g.probed_ms > k->since_ms)
+					k->since_ms = g.probed_ms;
 			}
 		}
-		from = k->since_ms;
-		if (now - from < g.request_ms)
+		if (now - k->since_ms < g.request_ms)
 			continue;
 		k->cut = 1;
 		shutdown(k->fd, SHUT_RDWR);
@@ -437,7 +444,8 @@ http_watchdog(void)
 		    "%lld s; connection closed", (long long)(g.request_ms /
 		    1000));
 	}
-	g.swept_ms = now;
+	if (probe)
+		g.probed_ms = now;
 	pthread_mutex_unlock(&g.cmu);
 }
 
