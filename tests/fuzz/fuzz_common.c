@@ -12,6 +12,13 @@
 #define FUZZ_FIXTURES	"fixtures"
 #endif
 
+/*
+ * The statement cache's release (server/stmt.c: srv_conn's kept
+ * statements, which sqlite3_close() refuses to outlive).  Weak, so the
+ * harness links with a server that has no cache as with one that has.
+ */
+void	srv_stmt_close(struct srv_conn *cn) __attribute__((weak));
+
 static struct srv fuzz_server;
 static int fuzz_server_ready;
 
@@ -82,4 +89,25 @@ fuzz_srv(const char *project)
 	s->deflt = &s->served[0];
 	fuzz_server_ready = 1;
 	return s;
+}
+
+void
+fuzz_srv_release(void)
+{
+	struct srv *s = &fuzz_server;
+	size_t i;
+
+	if (!fuzz_server_ready)
+		return;
+	for (i = 0; i < s->nserved; i++) {
+		if (srv_stmt_close != NULL)
+			srv_stmt_close(&s->served[i]);
+		if (sqlite3_close(s->served[i].db) != SQLITE_OK)
+			fuzz_die(s->served[i].conf->name, "the index cannot "
+			    "be closed (a statement left unfinalized)");
+	}
+	free(s->served);
+	dbp_project_release(&s->project);
+	memset(s, 0, sizeof(*s));
+	fuzz_server_ready = 0;
 }

@@ -16,7 +16,9 @@
  * starting "GET /sse" keeps its connection (the stream) open until the
  * input ends; every other one half-closes after writing, so the server
  * sees the request end.  A response, when there is one, must start with
- * an HTTP/1.x status line and must not be a 500.
+ * an HTTP/1.x status line and must not be a 500.  After the last input
+ * of a replay, fuzz_replay_done() stops the daemon as SIGTERM stops
+ * dbprint-serve and joins its thread.
  */
 #include <sys/socket.h>
 
@@ -25,6 +27,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,8 @@
 #define FH_SID_MAX	64
 
 static int fh_port;
+static int fh_started;
+static pthread_t fh_thread;
 static char fh_sid[FH_SID_MAX + 1] = "00000000000000000000000000000000";
 
 static void *
@@ -94,7 +99,6 @@ fh_start(void)
 {
 	struct sockaddr_in a;
 	socklen_t sl = sizeof(a);
-	pthread_t th;
 	struct srv *s;
 	long t0;
 	int fd;
@@ -113,9 +117,9 @@ fh_start(void)
 	}
 	fh_port = ntohs(a.sin_port);
 	close(fd);
-	if (pthread_create(&th, NULL, fh_serve, s) != 0)
+	if (pthread_create(&fh_thread, NULL, fh_serve, s) != 0)
 		abort();
-	pthread_detach(th);
+	fh_started = 1;
 	t0 = fh_now_ms();
 	for (;;) {
 		if ((fd = fh_connect()) >= 0) {
@@ -352,20 +356,35 @@ fh_read(int fd, int sse, int whole)
 	free(r);
 }
 
+/*
+ * Stop the daemon the way SIGTERM stops dbprint-serve (http_serve polls
+ * rpc_stopping(), then quiesces, ends the streams, drains and stops
+ * libmicrohttpd) and join its thread.  Replay only: libFuzzer keeps its
+ * own SIGTERM handler.
+ */
+void
+fuzz_replay_done(void)
+{
+	if (!fh_started)
+		return;
+	rpc_signals();
+	raise(SIGTERM);
+	if (pthread_join(fh_thread, NULL) != 0)
+		abort();
+	fh_started = 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int started;
 	const uint8_t *p = data, *end = data + size, *e;
 	int keep[FH_MAX_SEGS];
 	size_t nkeep = 0, nseg = 0, n, i;
 	char *req;
 	int fd, sse, whole;
 
-	if (!started) {
+	if (!fh_started)
 		fh_start();
-		started = 1;
-	}
 	while (p < end && nseg < FH_MAX_SEGS) {
 		e = memmem(p, (size_t)(end - p), FH_SEP, strlen(FH_SEP));
 		if (e == NULL)

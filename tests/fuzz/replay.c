@@ -8,6 +8,9 @@
  *   replay-<target> CORPUS-DIR|FILE...
  *
  * Prints "replayed N inputs" and exits 0; a crash is the sanitizer's.
+ * Before exiting it stops the target's threads (fuzz_replay_done(), when
+ * the target has one) and frees the fixture server, so valgrind sees a
+ * process that owns nothing at exit.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 
 /* Optional in a target; NULL when it defines none. */
 int	LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+void	fuzz_replay_done(void) __attribute__((weak));
 
 /* Read path whole (malloc'd into *out, caller frees) and run it. */
 static int
@@ -131,6 +135,9 @@ main(int argc, char **argv)
 		else
 			count++;
 	}
+	if (fuzz_replay_done != NULL)
+		fuzz_replay_done();
+	fuzz_srv_release();
 	printf("replayed %zu inputs\n", count);
 	return rc;
 }
