@@ -66,6 +66,14 @@
  * is cheaper than the index they would need. */
 #define DBP_TRIGRAM_MIN_VALUES	200
 
+/* search_columns' text index (grams.c): the columns of tables changed
+ * since its lists were built that the server tests itself on every text
+ * search, before a run rebuilds the lists; and the most lists one needle
+ * reads (a longer needle is narrowed by its first DBP_GRAMS_MAX_LISTS * 3
+ * characters and its candidates tested in C). */
+#define DBP_GRAMS_DIRTY_MAX	1000
+#define DBP_GRAMS_MAX_LISTS	16
+
 /* Worker threads that read and parse tables while the main thread writes,
  * the fewest table jobs worth starting them for, and how many prepared
  * tables may wait for the writer (bounds memory). */

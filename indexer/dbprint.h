@@ -23,7 +23,7 @@
 #include "dbp_limits.h"
 
 #define DBP_VERSION		"0.1.0"	/* the one place the version lives */
-#define DBP_SCHEMA_VERSION	4	/* must equal SCHEMA_VERSION in schema.sql */
+#define DBP_SCHEMA_VERSION	5	/* must equal SCHEMA_VERSION in schema.sql */
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics                                                          */
@@ -262,6 +262,17 @@ int	dbp_index_update(sqlite3 *db, const char *connection,
 int	dbp_index_refresh(sqlite3 *db, const char *connection,
 	    const char *print_root, const char *const *paths, size_t npaths,
 	    int *changed, struct dbp_diag *d);
+
+/* The columns whose search text (name, note, value notes; a part's label;
+ * lower-cased) holds the printable-ASCII needle (three characters or more,
+ * no newline) according to the positional trigram lists of column_grams,
+ * less the stale ids of tables changed since the lists were built
+ * (column_grams_dirty: their current columns are the caller's to test).
+ * *ids is malloc'd (caller frees), sorted ascending.  *exact is 0 when
+ * the needle was too long to check whole: the ids are then candidates the
+ * caller must confirm.  0, or -1 with d set. */
+int	dbp_grams_find(sqlite3 *db, const char *needle, int64_t **ids,
+	    size_t *nids, int *exact, struct dbp_diag *d);
 
 /* Digest (16 hex digits into out[17]) over the given relative paths'
  * current index hashes ("absent" for a file not present), in sorted path

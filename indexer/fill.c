@@ -20,7 +20,8 @@
 enum {
 	W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT, W_DEL_COLUMNS, W_DEL_VNOTES,
 	W_DEL_EDGES, W_INS_COLUMN, W_INS_VALUE, W_INS_TRIGRAM, W_INS_VNOTE,
-	W_INS_EDGE, W_INS_TEXT, W_UPD_TABLE, W_NSTMT
+	W_INS_EDGE, W_INS_TEXT, W_UPD_TABLE, W_GRAMS_STALE, W_GRAMS_DIRTY,
+	W_NSTMT
 };
 
 static const char *const w_sql[W_NSTMT] = {
@@ -58,6 +59,13 @@ static const char *const w_sql[W_NSTMT] = {
 	[W_UPD_TABLE] = "UPDATE tables SET stats_status = ?2, "
 	    "stats_row_count = ?3, scoped = ?4, scope = ?5, rows_scanned = ?6, "
 	    "catalog_only = ?7, disabled = ?8, annot_status = ?9 WHERE fqn = ?1",
+	/* the text index (grams.c): a table's columns in its lists go stale
+	 * the first time it changes after they were built */
+	[W_GRAMS_STALE] = "INSERT OR IGNORE INTO column_grams_stale (id) "
+	    "SELECT id FROM columns WHERE table_fqn = ?1 AND NOT EXISTS "
+	    "(SELECT 1 FROM column_grams_dirty WHERE table_fqn = ?1)",
+	[W_GRAMS_DIRTY] = "INSERT OR IGNORE INTO column_grams_dirty "
+	    "(table_fqn) VALUES (?1)",
 };
 
 /* One trigram of one value of a long list, gathered until the list's
@@ -179,8 +187,9 @@ b_json(sqlite3_stmt *s, int i, const cJSON *v)
 int
 ix_writer_forget(struct ix_writer *w, const char *fqn, struct dbp_diag *d)
 {
-	static const int order[] = { W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT,
-	    W_DEL_COLUMNS, W_DEL_VNOTES, W_DEL_EDGES };
+	static const int order[] = { W_GRAMS_STALE, W_GRAMS_DIRTY,
+	    W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT, W_DEL_COLUMNS, W_DEL_VNOTES,
+	    W_DEL_EDGES };
 	size_t i;
 
 	w->d = d;
@@ -998,6 +1007,9 @@ ix_writer_table(struct ix_writer *w, const struct ix_tdocs *t, long *ncols,
 
 	w->d = d;
 	*ncols = 0;
+	b_text(w->st[W_GRAMS_DIRTY], 1, t->fqn);
+	if (w_step(w, W_GRAMS_DIRTY) == -1)
+		return -1;
 	if (f_table_row(w, t) == -1)
 		return -1;
 	scols = f_get(t->stats, "columns");

@@ -1763,7 +1763,9 @@ ox_wipe(struct ox_run *r)
 	    "DELETE FROM artifacts; DELETE FROM columns; "
 	    "DELETE FROM column_values; DELETE FROM value_trigrams; "
 	    "DELETE FROM value_notes; DELETE FROM edges; "
-	    "DELETE FROM connection_notes; DELETE FROM column_text", r->d);
+	    "DELETE FROM connection_notes; DELETE FROM column_text; "
+	    "DELETE FROM column_grams; DELETE FROM column_grams_dirty; "
+	    "DELETE FROM column_grams_stale", r->d);
 }
 
 static int
@@ -1929,6 +1931,8 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	if (r.manifest_parsed && ox_write_manifest(&r, &w, mf->doc) == -1)
 		goto out;
 	if (ox_run_jobs(&r, &w) == -1)
+		goto out;
+	if ((r.changed || r.full) && ix_grams_settle(db, r.full, d) == -1)
 		goto out;
 	if (r.changed && ox_write_meta(&r) == -1)
 		goto out;

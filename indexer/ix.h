@@ -186,6 +186,13 @@ struct ix_writer;	/* prepared statements of one run (fill.c) */
 
 int	 ix_writer_open(sqlite3 *db, struct ix_writer **w, struct dbp_diag *d);
 void	 ix_writer_close(struct ix_writer *w);
+/* The text index (grams.c): build column_grams whole from the columns
+ * and value notes in the index, emptying the dirty and stale marks; and,
+ * at the end of a run, rebuild it when full or when the changed tables
+ * hold more than DBP_GRAMS_DIRTY_MAX columns.  0, or -1 with d set. */
+int	 ix_grams_build(sqlite3 *db, struct dbp_diag *d);
+int	 ix_grams_settle(sqlite3 *db, int full, struct dbp_diag *d);
+
 /* Delete every row derived from table fqn's files (not its files rows). */
 int	 ix_writer_forget(struct ix_writer *w, const char *fqn,
 	    struct dbp_diag *d);

@@ -464,32 +464,42 @@ sc_text_row(struct sc *s, const char *table, const char *name,
 
 /*
  * SC_TEXT_SET: the rows the text matches, into k.  An ASCII needle of
- * three or more characters without a newline: the trigram index's rows,
- * minus the rows holding non-ASCII text, plus those of them that match
- * in C.  A needle that is not ASCII cannot occur in ASCII text: only the
- * non-ASCII rows are tested.
+ * three or more characters without a newline: the rows the positional
+ * trigram lists of column_grams name (dbp_grams_find), minus the rows
+ * holding non-ASCII text and the rows of tables changed since the lists
+ * were built, plus those of them that match in C.  A needle that is not
+ * ASCII cannot occur in ASCII text: only the non-ASCII rows are tested.
  */
 static int
 sc_text_set(struct sc *s, int ascii)
 {
-	static const char fts[] = "SELECT rowid FROM column_text "
-	    "WHERE column_text MATCH ?1";
+	/* the current columns of tables changed since the lists were built */
+	static const char sql_dirty[] = "SELECT id FROM columns WHERE "
+	    "table_fqn IN (SELECT table_fqn FROM column_grams_dirty)";
 	static const char sql_row[] = "SELECT table_fqn, name, part, label, "
 	    "note FROM columns WHERE id = ?1";
+	struct dbp_diag d;
 	struct sc_ids u;
 	sqlite3_stmt *st = NULL;
-	size_t i;
-	char *phrase = NULL;
-	int hit, rc, r = -1;
+	int64_t *ids = NULL;
+	size_t i, nids = 0;
+	int exact = 1, hit, rc, r = -1;
 
 	memset(&u, 0, sizeof(u));
 	if (ascii) {
-		if ((phrase = sc_fts_phrase(NULL, s->needle,
-		    strlen(s->needle))) == NULL) {
-			sc_oom(s);
+		if (dbp_grams_find(s->db, s->needle, &ids, &nids, &exact,
+		    &d) == -1) {
+			call_fail(s->c, "%s", d.msg);
 			goto out;
 		}
-		if (sc_ids_query(s, fts, phrase, &s->k) == -1)
+		/* a needle too long to check whole: candidates, tested in C */
+		for (i = 0; i < nids; i++)
+			if (sc_ids_add(exact ? &s->k : &u,
+			    (sqlite3_int64)ids[i]) == -1) {
+				sc_oom(s);
+				goto out;
+			}
+		if (sc_ids_query(s, sql_dirty, NULL, &u) == -1)
 			goto out;
 	}
 	if (sc_ids_query(s, sc_sql_unsafe, NULL, &u) == -1)
@@ -527,7 +537,7 @@ sc_text_set(struct sc *s, int ascii)
 out:
 	sqlite3_finalize(st);
 	sc_ids_free(&u);
-	free(phrase);
+	free(ids);
 	return r;
 }
 

@@ -717,6 +717,8 @@ wt_load(struct watch *w, const char *sql, char **detail)
 		memset(f, 0, sizeof(*f));
 		offs[n] = arena.len;
 		dbp_buf_add(&arena, p, strlen(p) + 1);
+		if (arena.failed)
+			goto oom;
 		status = (const char *)sqlite3_column_text(st, 6);
 		if (status == NULL)
 			f->row = WT_ROW_NONE;

@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 4
+-- SCHEMA_VERSION 5
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -267,6 +267,27 @@ CREATE TABLE connection_notes (
 CREATE VIRTUAL TABLE column_text USING fts5(
 	label, note, value_notes,		-- rowid is columns.id
 	tokenize='trigram'
+);
+
+-- search_columns' text index: for every trigram of printable ASCII (no
+-- newline) in a column's lower-cased search text - its name, note and value
+-- notes joined by newlines; a part's label - the columns holding it and the
+-- byte offsets where it starts, so a substring is found exactly from a few
+-- lists (indexer/grams.c).  postings: per column, in increasing id,
+-- varint(id - previous id) then each offset as varint(delta << 1 | more).
+-- Built whole by a full run; a run that changes a table lists it in
+-- column_grams_dirty (its current columns are tested by the reader) and the
+-- ids its columns had in the lists in column_grams_stale, until the dirty
+-- tables hold more than 1,000 columns and the lists are built again.
+CREATE TABLE column_grams (
+	gram		TEXT PRIMARY KEY,	-- three characters
+	postings	BLOB NOT NULL
+);
+CREATE TABLE column_grams_dirty (
+	table_fqn	TEXT PRIMARY KEY
+) WITHOUT ROWID;
+CREATE TABLE column_grams_stale (
+	id		INTEGER PRIMARY KEY	-- a columns.id no longer current
 );
 
 -- Every per-file failure, as the tools report it.  files.error is set

@@ -73,6 +73,10 @@ SELECT c.table_fqn, t.label, substr(t.note, 1, 160),
        replace(substr(t.value_notes, 1, 160), char(10), ' // ')
   FROM column_text t JOIN columns c ON c.id = t.rowid
  ORDER BY c.table_fqn, c.name, c.part;
+SELECT '## column_grams (lists; dirty tables; stale ids)';
+SELECT count(*) FROM column_grams;
+SELECT table_fqn FROM column_grams_dirty ORDER BY table_fqn;
+SELECT count(*) FROM column_grams_stale;
 SELECT '## errors';
 SELECT path, kind, table_fqn, status, error FROM errors ORDER BY path;
 SQL

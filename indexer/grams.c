@@ -1,0 +1,543 @@
+/*
+ * grams.c - the positional trigram index search_columns' `text` reads
+ * (the column_grams tables of sql/schema.sql).
+ *
+ * A column's searchable text is its name, note and the notes of its
+ * values (a part's: its label), lower-cased and joined by newlines.  For
+ * every trigram of printable ASCII in it (no newline, no byte >= 0x80),
+ * column_grams holds one posting list: the columns holding the trigram
+ * and the byte offsets where it starts.  A substring of three or more
+ * such characters then occurs at offset p exactly when the trigrams at
+ * p, p + 3, p + 6, ... and at its last three characters all occur at
+ * their offsets: an exact answer from a few lists, with no text read.
+ * (Rows holding a character outside ASCII are matched in C by the server,
+ * which folds case as Python's casefold does.)
+ *
+ * Postings of one list, in increasing column id: varint(id - previous
+ * id), then the offsets, each varint(delta << 1 | more) where more says
+ * another offset of the same column follows (the first delta is from 0).
+ *
+ * The lists are built whole (ix_grams_build) by a full run, or when the
+ * tables changed since the last build hold more than DBP_GRAMS_DIRTY_MAX
+ * columns.  In between, a run that rewrites or removes a table marks it
+ * in column_grams_dirty, and the ids its columns had in the lists in
+ * column_grams_stale: readers drop stale ids from what the lists say and
+ * test the dirty tables' columns themselves.  A small change thus costs
+ * two inserts, not a rewrite of lists shared by every table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ix.h"
+
+/* A byte that may stand in a trigram. */
+#define GR_OK(c)	((c) >= 0x01 && (c) < 0x80 && (c) != '\n')
+/* Lists are keyed by the three bytes; this many distinct keys exist. */
+#define GR_KEYS		(1U << 21)
+
+/* One list being built. */
+struct gr_list {
+	unsigned char	*p;
+	size_t		 len, cap;
+	int64_t		 last_id;	/* 0: empty */
+	uint32_t	 last_pos;
+	size_t		 last_off;	/* where the last offset starts */
+};
+
+struct gr_build {
+	uint32_t	*slot;		/* key -> 1 + index in lists, 0 none */
+	struct gr_list	*lists;
+	uint32_t	*keys;		/* key of lists[i] */
+	size_t		 n, cap;
+	int		 oom;
+};
+
+static uint32_t
+gr_key(const unsigned char *t)
+{
+	return (uint32_t)t[0] << 14 | (uint32_t)t[1] << 7 | t[2];
+}
+
+static unsigned char
+gr_lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+/* Append varint v to l; -1 on OOM. */
+static int
+gr_put(struct gr_list *l, uint64_t v)
+{
+	unsigned char *np;
+	size_t ncap;
+
+	if (l->cap - l->len < 10) {
+		ncap = l->cap == 0 ? 32 : l->cap * 2;
+		if ((np = realloc(l->p, ncap)) == NULL)
+			return -1;
+		l->p = np;
+		l->cap = ncap;
+	}
+	while (v >= 0x80) {
+		l->p[l->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	l->p[l->len++] = (unsigned char)v;
+	return 0;
+}
+
+/* Record that column id holds trigram t at offset pos (offsets of one
+ * column arrive in increasing order, columns in increasing id). */
+static void
+gr_add(struct gr_build *b, const unsigned char *t, int64_t id, uint32_t pos)
+{
+	struct gr_list *l, *nl;
+	uint32_t key = gr_key(t), *nk;
+	size_t ncap;
+
+	if (b->slot[key] == 0) {
+		if (b->n == b->cap) {
+			ncap = b->cap == 0 ? 4096 : b->cap * 2;
+			if ((nl = realloc(b->lists, ncap * sizeof(*nl))) ==
+			    NULL) {
+				b->oom = 1;
+				return;
+			}
+			b->lists = nl;
+			if ((nk = realloc(b->keys, ncap * sizeof(*nk))) ==
+			    NULL) {
+				b->oom = 1;
+				return;
+			}
+			b->keys = nk;
+			b->cap = ncap;
+		}
+		memset(&b->lists[b->n], 0, sizeof(b->lists[b->n]));
+		b->keys[b->n] = key;
+		b->slot[key] = (uint32_t)++b->n;
+	}
+	l = &b->lists[b->slot[key] - 1];
+	if (l->last_id != id) {
+		if (gr_put(l, (uint64_t)(id - l->last_id)) == -1) {
+			b->oom = 1;
+			return;
+		}
+		l->last_id = id;
+		l->last_pos = 0;
+	} else
+		l->p[l->last_off] |= 1;		/* another offset follows */
+	l->last_off = l->len;
+	if (gr_put(l, (uint64_t)(pos - l->last_pos) << 1) == -1)
+		b->oom = 1;
+	l->last_pos = pos;
+}
+
+/* Add the trigrams of text s (lower-cased) starting at offset *pos, then
+ * advance *pos past it and its newline. */
+static void
+gr_text(struct gr_build *b, int64_t id, const char *s, uint32_t *pos)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char t[3];
+	size_t i, n;
+
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	for (i = 0; i + 3 <= n; i++) {
+		if (!GR_OK(p[i]) || !GR_OK(p[i + 1]) || !GR_OK(p[i + 2]))
+			continue;
+		t[0] = gr_lower(p[i]);
+		t[1] = gr_lower(p[i + 1]);
+		t[2] = gr_lower(p[i + 2]);
+		gr_add(b, t, id, *pos + (uint32_t)i);
+	}
+	*pos += (uint32_t)n + 1;
+}
+
+static void
+gr_build_free(struct gr_build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->lists[i].p);
+	free(b->lists);
+	free(b->keys);
+	free(b->slot);
+	memset(b, 0, sizeof(*b));
+}
+
+int
+ix_grams_build(sqlite3 *db, struct dbp_diag *d)
+{
+	/* every column with the text its search reads, in id order (the
+	 * order of value notes does not matter: a needle never spans two) */
+	static const char sql_text[] = "SELECT c.id, c.part, c.name, "
+	    "c.label, c.note, CASE WHEN c.part = '' THEN (SELECT "
+	    "group_concat(v.note, char(10)) FROM value_notes v WHERE "
+	    "v.table_fqn = c.table_fqn AND v.name = c.name) END "
+	    "FROM columns c ORDER BY c.id";
+	static const char sql_ins[] = "INSERT INTO column_grams (gram, "
+	    "postings) VALUES (?1, ?2)";
+	struct gr_build b;
+	sqlite3_stmt *st = NULL, *ins = NULL;
+	const char *part;
+	char gram[4];
+	uint32_t pos, key;
+	int64_t id;
+	size_t i;
+	int rc, r = -1;
+
+	memset(&b, 0, sizeof(b));
+	if (sqlite3_exec(db, "DELETE FROM column_grams; "
+	    "DELETE FROM column_grams_dirty; DELETE FROM column_grams_stale",
+	    NULL, NULL, NULL) != SQLITE_OK)
+		return dbp_fail(d, "cannot clear the text index: %s",
+		    sqlite3_errmsg(db));
+	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL)
+		return dbp_fail(d, "out of memory");
+	if (sqlite3_prepare_v2(db, sql_text, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, sql_ins, -1, &ins, NULL) != SQLITE_OK) {
+		dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	while (!b.oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		part = (const char *)sqlite3_column_text(st, 1);
+		pos = 0;
+		if (part != NULL && part[0] != '\0') {
+			gr_text(&b, id, (const char *)sqlite3_column_text(st,
+			    3), &pos);
+			continue;
+		}
+		gr_text(&b, id, (const char *)sqlite3_column_text(st, 2),
+		    &pos);
+		gr_text(&b, id, (const char *)sqlite3_column_text(st, 4),
+		    &pos);
+		gr_text(&b, id, (const char *)sqlite3_column_text(st, 5),
+		    &pos);
+	}
+	if (b.oom) {
+		dbp_fail(d, "out of memory");
+		goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		dbp_fail(d, "cannot read the columns: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	for (i = 0; i < b.n; i++) {
+		key = b.keys[i];
+		gram[0] = (char)(key >> 14);
+		gram[1] = (char)(key >> 7 & 0x7f);
+		gram[2] = (char)(key & 0x7f);
+		gram[3] = '\0';
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, gram, 3, SQLITE_STATIC);
+		sqlite3_bind_blob(ins, 2, b.lists[i].p, (int)b.lists[i].len,
+		    SQLITE_STATIC);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			dbp_fail(d, "cannot write the text index: %s",
+			    sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	gr_build_free(&b);
+	return r;
+}
+
+int
+ix_grams_settle(sqlite3 *db, int full, struct dbp_diag *d)
+{
+	static const char sql[] = "SELECT count(*) FROM columns WHERE "
+	    "table_fqn IN (SELECT table_fqn FROM column_grams_dirty)";
+	sqlite3_stmt *st;
+	sqlite3_int64 n = 0;
+
+	if (full)
+		return ix_grams_build(db, d);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n > DBP_GRAMS_DIRTY_MAX ? ix_grams_build(db, d) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                              */
+
+/* A list being read. */
+struct gr_cur {
+	const unsigned char	*p, *end;
+	int64_t			 id;		/* current column; 0 before */
+	const unsigned char	*offs;		/* its offsets */
+	int			 bad;
+};
+
+static int
+gr_get(struct gr_cur *c, uint64_t *v)
+{
+	uint64_t x = 0;
+	int sh = 0;
+
+	while (c->p < c->end && sh < 64) {
+		x |= (uint64_t)(*c->p & 0x7f) << sh;
+		if ((*c->p++ & 0x80) == 0) {
+			*v = x;
+			return 0;
+		}
+		sh += 7;
+	}
+	c->bad = 1;
+	return -1;
+}
+
+/* Step to the next column of the list: 1, or 0 at its end (or on a
+ * malformed list, c->bad set). */
+static int
+gr_next(struct gr_cur *c)
+{
+	uint64_t v;
+
+	if (c->id != 0) {		/* skip the current offsets */
+		do {
+			if (gr_get(c, &v) == -1)
+				return 0;
+		} while (v & 1);
+	}
+	if (c->p >= c->end)
+		return 0;
+	if (gr_get(c, &v) == -1 || v == 0)
+		return c->bad = 1, 0;
+	c->id += (int64_t)v;
+	c->offs = c->p;
+	return 1;
+}
+
+/* An offset cursor over the current column of a list. */
+struct gr_off {
+	struct gr_cur	k;
+	uint64_t	pos;
+	int		more;		/* offsets left after pos */
+	int		valid;		/* pos is an offset */
+};
+
+static void
+gr_off_start(struct gr_off *o, const struct gr_cur *c)
+{
+	uint64_t v;
+
+	o->k = *c;
+	o->k.p = c->offs;
+	o->pos = 0;
+	o->valid = gr_get(&o->k, &v) == 0;
+	if (o->valid) {
+		o->pos = v >> 1;
+		o->more = (int)(v & 1);
+	}
+}
+
+/* Advance o to its first offset >= want; 1 when it equals want. */
+static int
+gr_off_seek(struct gr_off *o, uint64_t want)
+{
+	uint64_t v;
+
+	while (o->valid && o->pos < want) {
+		if (!o->more || gr_get(&o->k, &v) == -1) {
+			o->valid = 0;
+			break;
+		}
+		o->pos += v >> 1;
+		o->more = (int)(v & 1);
+	}
+	return o->valid && o->pos == want;
+}
+
+/* Does the current column of every list hold the needle: an offset p of
+ * list 0 with p + at[j] in list j for every j?  Every list's offsets are
+ * read once, in order. */
+static int
+gr_phrase(struct gr_cur *cur, const size_t *at, size_t n)
+{
+	struct gr_off o[DBP_GRAMS_MAX_LISTS];
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		gr_off_start(&o[j], &cur[j]);
+	for (; o[0].valid; ) {
+		for (j = 1; j < n; j++)
+			if (!gr_off_seek(&o[j], o[0].pos + at[j]))
+				break;
+		if (j == n)
+			return 1;
+		if (!o[0].more)
+			return 0;
+		(void)gr_off_seek(&o[0], o[0].pos + 1);
+	}
+	return 0;
+}
+
+static int
+gr_id_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 1 when id is in the sorted array s[0..n). */
+static int
+gr_in(const int64_t *s, size_t n, int64_t id)
+{
+	return n > 0 && bsearch(&id, s, n, sizeof(*s), gr_id_cmp) != NULL;
+}
+
+int
+dbp_grams_find(sqlite3 *db, const char *needle, int64_t **ids, size_t *nids,
+    int *exact, struct dbp_diag *d)
+{
+	static const char sql_list[] = "SELECT postings FROM column_grams "
+	    "WHERE gram = ?1";
+	static const char sql_stale[] = "SELECT id FROM column_grams_stale "
+	    "ORDER BY id";
+	struct gr_cur cur[DBP_GRAMS_MAX_LISTS];
+	unsigned char *copy[DBP_GRAMS_MAX_LISTS];
+	size_t at[DBP_GRAMS_MAX_LISTS], n = strlen(needle), nl = 0, j;
+	size_t nstale = 0, cap = 0, capstale = 0;
+	int64_t *out = NULL, *stale = NULL, *np, hi;
+	sqlite3_stmt *st = NULL;
+	char t[3];
+	const void *blob;
+	int len, rc, r = -1, done;
+
+	*ids = NULL;
+	*nids = 0;
+	*exact = 1;
+	memset(copy, 0, sizeof(copy));
+	if (n < 3)
+		return dbp_fail(d, "a text index needle has three characters "
+		    "or more");
+	for (j = 0; j < n; j++)
+		if (!GR_OK((unsigned char)needle[j]))
+			return dbp_fail(d, "a text index needle is ASCII "
+			    "without newlines");
+	/*
+	 * The trigrams at 0, 3, 6, ... and the last three characters cover
+	 * every character: exact.  A needle too long for that many lists is
+	 * covered at its start only; what it finds is then a superset.
+	 */
+	for (j = 0; j + 3 <= n && nl < DBP_GRAMS_MAX_LISTS; j += 3)
+		at[nl++] = j;
+	if (at[nl - 1] != n - 3) {
+		if (nl < DBP_GRAMS_MAX_LISTS)
+			at[nl++] = n - 3;
+		else
+			*exact = 0;
+	}
+	if (sqlite3_prepare_v2(db, sql_list, -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	for (j = 0; j < nl; j++) {
+		t[0] = (char)gr_lower((unsigned char)needle[at[j]]);
+		t[1] = (char)gr_lower((unsigned char)needle[at[j] + 1]);
+		t[2] = (char)gr_lower((unsigned char)needle[at[j] + 2]);
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, t, 3, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+			r = 0;		/* a trigram no column holds */
+			goto out;
+		}
+		if (rc != SQLITE_ROW)
+			goto dberr;
+		blob = sqlite3_column_blob(st, 0);
+		len = sqlite3_column_bytes(st, 0);
+		if ((copy[j] = malloc(len > 0 ? (size_t)len : 1)) == NULL)
+			goto oom;
+		if (len > 0)
+			memcpy(copy[j], blob, (size_t)len);
+		memset(&cur[j], 0, sizeof(cur[j]));
+		cur[j].p = copy[j];
+		cur[j].end = copy[j] + len;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, sql_stale, -1, &st, NULL) != SQLITE_OK)
+		goto dberr;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nstale == capstale) {
+			capstale = capstale ? capstale * 2 : 64;
+			if ((np = realloc(stale, capstale * sizeof(*np))) ==
+			    NULL)
+				goto oom;
+			stale = np;
+		}
+		stale[nstale++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		goto dberr;
+	/* Merge: advance every list to the highest current id until all
+	 * agree, then test the offsets. */
+	for (j = 0; j < nl; j++)
+		if (!gr_next(&cur[j]))
+			goto merged;
+	for (;;) {
+		hi = cur[0].id;
+		for (j = 1; j < nl; j++)
+			if (cur[j].id > hi)
+				hi = cur[j].id;
+		done = 0;
+		for (j = 0; j < nl && !done; j++)
+			while (cur[j].id < hi)
+				if (!gr_next(&cur[j])) {
+					done = 1;
+					break;
+				}
+		if (done)
+			break;
+		for (j = 0; j < nl && cur[j].id == hi; j++)
+			;
+		if (j < nl)
+			continue;	/* one went past hi: a new hi */
+		if (gr_phrase(cur, at, nl) && !gr_in(stale, nstale, hi)) {
+			if (*nids == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((np = realloc(out, cap * sizeof(*np))) ==
+				    NULL)
+					goto oom;
+				out = np;
+			}
+			out[(*nids)++] = hi;
+		}
+		if (!gr_next(&cur[0]))
+			break;
+	}
+merged:
+	for (j = 0; j < nl; j++)
+		if (cur[j].bad) {
+			dbp_fail(d, "the text index is damaged: rebuild it "
+			    "with dbprint-index --full");
+			goto out;
+		}
+	*ids = out;
+	out = NULL;
+	r = 0;
+	goto out;
+oom:
+	dbp_fail(d, "out of memory");
+	goto out;
+dberr:
+	dbp_fail(d, "index read failed: %s", sqlite3_errmsg(db));
+out:
+	if (r == -1)
+		*nids = 0;
+	sqlite3_finalize(st);
+	for (j = 0; j < DBP_GRAMS_MAX_LISTS; j++)
+		free(copy[j]);
+	free(out);
+	free(stale);
+	return r;
+}
