@@ -202,8 +202,10 @@ main_open_index(struct srv_conn *cn, const char *path)
 	srv_log(SRV_LOG_WARNING, "%s: the index %s cannot be written (%s); "
 	    "building it in memory for this run", cn->conf->name, path,
 	    d.msg);
-	if (cn->db != NULL)
+	if (cn->db != NULL) {
+		srv_stmt_close(cn);
 		sqlite3_close(cn->db);
+	}
 	cn->db = NULL;
 	free(cn->index_path);
 	cn->index_path = NULL;
@@ -227,8 +229,10 @@ main_release(struct srv *s)
 	size_t i;
 
 	for (i = 0; i < s->nserved; i++) {
-		if (s->served[i].db != NULL)
+		if (s->served[i].db != NULL) {
+			srv_stmt_close(&s->served[i]);
 			sqlite3_close(s->served[i].db);
+		}
 		free(s->served[i].index_path);
 	}
 	free(s->served);

@@ -29,7 +29,33 @@ struct srv_conn {
 	const struct dbp_conn	*conf;		/* borrowed from srv.project */
 	char			*index_path;	/* NULL when in memory */
 	sqlite3			*db;		/* owned; read and refresh */
+	struct srv_stmts	*stmts;		/* srv_stmt()'s statements on
+						 * db; NULL until one is asked */
 };
+
+/*
+ * Prepared statements kept per index handle (stmt.c).  sql is a constant
+ * text (a static array: the cache knows it by its address; one statement,
+ * no user text in it).  srv_stmt() returns it reset and unbound, ready to
+ * bind and step, prepared on the first ask only; NULL when it cannot be
+ * prepared (sqlite3_errmsg(cn->db) says why).  Hand it back with
+ * srv_stmt_done() as soon as its rows are read, and always before the
+ * call ends: a statement left stepping holds a read transaction, pinning
+ * the WAL snapshot, and a later call would not see a re-index.  Asked
+ * again while handed out (nested use), it returns a fresh statement that
+ * srv_stmt_done() finalizes.
+ */
+sqlite3_stmt *srv_stmt(struct srv_conn *cn, const char *sql);
+/* Hand st back (reset, bindings cleared; finalized when it is not a
+ * kept one).  st may be NULL. */
+void	srv_stmt_done(struct srv_conn *cn, sqlite3_stmt *st);
+/* Reset every kept statement still handed out or stepping (the end of a
+ * call); returns how many were (a missing srv_stmt_done).  cn may be
+ * NULL. */
+size_t	srv_stmt_sweep(struct srv_conn *cn);
+/* Finalize cn's kept statements: call it before sqlite3_close(cn->db),
+ * which fails while any statement lives. */
+void	srv_stmt_close(struct srv_conn *cn);
 
 struct srv {
 	struct dbp_project	 project;
