@@ -152,6 +152,16 @@ void	dbp_json_dump_into(struct dbp_buf *b, const cJSON *v, int indent,
 #define DBP_JSON_COMPACT	0	/* "," ":" - what the index stores */
 #define DBP_JSON_PYDEFAULT	(-1)	/* ", " ": " */
 
+/* v exactly as cJSON 1.7.15's cJSON_PrintUnformatted prints it (the
+ * JSON-RPC frames): no spaces, strings with only '"', '\\' and bytes
+ * below 0x20 escaped (every other byte raw), numbers from valuedouble
+ * ("%1.15g", or "%1.17g" when that does not read back; null for NaN and
+ * infinities), raw nodes verbatim.  Returns malloc'd text (caller frees;
+ * the allocation has room for its NUL), or NULL on OOM or a tree
+ * cJSON_PrintUnformatted would also refuse (a raw node without text, a
+ * node of no type). */
+char	*dbp_json_print(const cJSON *v);
+
 /* The length of json.dumps(s) for the UTF-8 string s, quotes included:
  * its characters, which are also its bytes (the text is ASCII). */
 size_t	dbp_json_width(const char *utf8);

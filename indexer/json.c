@@ -6,7 +6,12 @@
  *
  * Strings in cJSON are UTF-8; a byte that is not part of valid UTF-8
  * reads as U+FFFD and never stops the output.
+ *
+ * dbp_json_print is the other spelling: the compact text cJSON's own
+ * printer writes (the JSON-RPC frames), byte for byte, only faster.
  */
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +376,53 @@ json_uescape(struct dbp_buf *b, uint32_t cp)
 	return 12;
 }
 
+/* Eight bytes at a time (a little-endian word): the high bit of each
+ * byte to escape; bytes above the lowest one marked may be marked
+ * wrongly (a borrow), the lowest never is. */
+#define JC_ONES		0x0101010101010101ULL
+#define JC_HIGHS	0x8080808080808080ULL
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JC_SWAR		1
+#else
+#define JC_SWAR		0
+#endif
+
+/* Bytes below 0x20, '"' and '\\' of x (cJSON's escapes); with high,
+ * also 0x7f and every byte from 0x80 (Python's ensure_ascii ones). */
+static inline uint64_t
+jc_special(uint64_t x, int high)
+{
+	uint64_t q = x ^ (JC_ONES * '"'), b = x ^ (JC_ONES * '\\');
+	uint64_t m = ((x - JC_ONES * 0x20) & ~x) | ((q - JC_ONES) & ~q) |
+	    ((b - JC_ONES) & ~b);
+
+	if (high) {
+		q = x ^ (JC_ONES * 0x7f);
+		m |= ((q - JC_ONES) & ~q) | x;
+	}
+	return m & JC_HIGHS;
+}
+
+/* The number of leading bytes of s[0..n) that need no escape: high as
+ * for jc_special, and esc[] (0: plain) deciding byte by byte. */
+static inline size_t
+jc_plain_run(const unsigned char *s, size_t n, int high,
+    const unsigned char *esc)
+{
+	size_t k = 0;
+	uint64_t x, m;
+
+	if (JC_SWAR)
+		for (; n - k >= 8; k += 8) {
+			memcpy(&x, s + k, 8);
+			if ((m = jc_special(x, high)) != 0)
+				return k + (size_t)__builtin_ctzll(m) / 8;
+		}
+	while (k < n && esc[s[k]] == 0)
+		k++;
+	return k;
+}
+
 /*
  * Python's py_encode_basestring_ascii: the quoted JSON string of s into b
  * (when b is non-NULL); returns its length in bytes, which is also its
@@ -528,6 +580,232 @@ dbp_json_dump(const cJSON *v, int indent)
 	dbp_buf_init(&b, JSON_MAX_TEXT);
 	json_value(&b, v, indent, 0);
 	return dbp_buf_take(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* cJSON's compact spelling (dbp_json_print)                            */
+
+/*
+ * What cJSON_PrintUnformatted (cJSON 1.7.15) writes, as its source reads:
+ * strings keep every byte but these, escaped: '"' and '\\' by a
+ * backslash, \b \f \n \r \t by name, any other byte below 0x20 as
+ * \u00xx in lowercase hex; 0x7f and UTF-8 stay raw.  Per byte:
+ * 0 copies it, 1 is the end (NUL), else the letter after the backslash
+ * ('u' for \u00xx).
+ */
+static const unsigned char jc_esc[256] = {
+	1, 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	['"'] = '"', ['\\'] = '\\'
+};
+
+/* The text being printed: a plain growable array, so the hot loops
+ * write straight into it. */
+struct jc_out {
+	char	*p;
+	size_t	 len, cap;
+	int	 failed;	/* OOM, or a node cJSON would not print */
+};
+
+/* Room for n more bytes and a NUL; 0, or -1 (failed set). */
+static int
+jc_room(struct jc_out *o, size_t n)
+{
+	size_t cap;
+	char *np;
+
+	if (o->failed)
+		return -1;
+	if (n < o->cap - o->len)
+		return 0;
+	if (n > JSON_MAX_TEXT - o->len) {
+		o->failed = 1;
+		return -1;
+	}
+	cap = o->cap ? o->cap : 256;
+	while (cap - o->len <= n)
+		cap *= 2;
+	if ((np = realloc(o->p, cap)) == NULL) {
+		o->failed = 1;
+		return -1;
+	}
+	o->p = np;
+	o->cap = cap;
+	return 0;
+}
+
+static void
+jc_put(struct jc_out *o, const char *s, size_t n)
+{
+	if (jc_room(o, n) == 0) {
+		memcpy(o->p + o->len, s, n);
+		o->len += n;
+	}
+}
+
+/*
+ * A string.  Room for the text and a few escapes is made once; the
+ * bytes are copied eight at a time (a word stored whole, then as much of
+ * it kept as precedes its first byte to escape), and room is checked
+ * again only at an escape.  Throughout, the rest of the input and the
+ * closing quote fit between w and end.
+ */
+static void
+jc_string(struct jc_out *o, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str, *e;
+	size_t n = strlen(str);
+	uint64_t x, m;
+	unsigned char c, esc;
+	char *w, *end;
+
+	if (jc_room(o, n + n / 4 + 8) != 0)
+		return;
+	e = s + n;
+	w = o->p + o->len;
+	end = o->p + o->cap - 1;	/* the NUL's byte stays free */
+	*w++ = '"';
+	for (;;) {
+		if (JC_SWAR)
+			while (e - s >= 8) {
+				memcpy(&x, s, 8);
+				memcpy(w, &x, 8);
+				if ((m = jc_special(x, 0)) != 0) {
+					m = (uint64_t)__builtin_ctzll(m) / 8;
+					s += m;
+					w += m;
+					break;
+				}
+				s += 8;
+				w += 8;
+			}
+		while (s < e && jc_esc[*s] == 0)
+			*w++ = (char)*s++;
+		if (s == e)
+			break;
+		if ((size_t)(end - w) < (size_t)(e - s) + 6) {
+			o->len = (size_t)(w - o->p);
+			if (jc_room(o, (size_t)(e - s) * 2 + 8) != 0)
+				return;
+			w = o->p + o->len;
+			end = o->p + o->cap - 1;
+		}
+		c = *s++;
+		esc = jc_esc[c];
+		*w++ = '\\';
+		*w++ = (char)esc;
+		if (esc == 'u') {
+			*w++ = '0';
+			*w++ = '0';
+			*w++ = hex[c >> 4];
+			*w++ = hex[c & 0xf];
+		}
+	}
+	*w++ = '"';
+	o->len = (size_t)(w - o->p);
+}
+
+/* A number: null for NaN and infinities; else 15 significant digits
+ * when they read back to within cJSON's tolerance (a relative
+ * DBL_EPSILON), else 17. */
+static void
+jc_number(struct jc_out *o, double d)
+{
+	char t[32];
+	double back, m;
+	int n;
+
+	if (isnan(d) || isinf(d)) {
+		jc_put(o, "null", 4);
+		return;
+	}
+	n = snprintf(t, sizeof(t), "%1.15g", d);
+	back = strtod(t, NULL);
+	m = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+	if (!(fabs(back - d) <= m * DBL_EPSILON))
+		n = snprintf(t, sizeof(t), "%1.17g", d);
+	if (n < 0 || (size_t)n >= sizeof(t)) {
+		o->failed = 1;
+		return;
+	}
+	jc_put(o, t, (size_t)n);
+}
+
+static void
+jc_value(struct jc_out *o, const cJSON *v)
+{
+	const cJSON *c;
+	int obj;
+
+	if (o->failed)
+		return;
+	switch (v->type & 0xff) {
+	case cJSON_NULL:
+		jc_put(o, "null", 4);
+		break;
+	case cJSON_False:
+		jc_put(o, "false", 5);
+		break;
+	case cJSON_True:
+		jc_put(o, "true", 4);
+		break;
+	case cJSON_Number:
+		jc_number(o, v->valuedouble);
+		break;
+	case cJSON_Raw:
+		if (v->valuestring == NULL)
+			o->failed = 1;
+		else
+			jc_put(o, v->valuestring, strlen(v->valuestring));
+		break;
+	case cJSON_String:
+		if (v->valuestring == NULL)
+			jc_put(o, "\"\"", 2);
+		else
+			jc_string(o, v->valuestring);
+		break;
+	case cJSON_Array:
+	case cJSON_Object:
+		obj = (v->type & 0xff) == cJSON_Object;
+		jc_put(o, obj ? "{" : "[", 1);
+		for (c = v->child; c != NULL && !o->failed; c = c->next) {
+			if (obj) {
+				if (c->string == NULL)
+					jc_put(o, "\"\"", 2);
+				else
+					jc_string(o, c->string);
+				jc_put(o, ":", 1);
+			}
+			jc_value(o, c);
+			if (c->next != NULL)
+				jc_put(o, ",", 1);
+		}
+		jc_put(o, obj ? "}" : "]", 1);
+		break;
+	default:
+		o->failed = 1;	/* cJSON prints no invalid node */
+		break;
+	}
+}
+
+char *
+dbp_json_print(const cJSON *v)
+{
+	struct jc_out o;
+
+	memset(&o, 0, sizeof(o));
+	if (v == NULL)
+		return NULL;
+	jc_value(&o, v);
+	if (o.failed || jc_room(&o, 0) != 0) {
+		free(o.p);
+		return NULL;
+	}
+	o.p[o.len] = '\0';
+	return o.p;
 }
 
 /* ------------------------------------------------------------------ */

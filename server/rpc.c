@@ -95,8 +95,9 @@ rpc_utf8_ok(const unsigned char *p, size_t n)
 	return 1;
 }
 
-/* The reply frame {"jsonrpc","id",result|error} as compact JSON.  id
- * NULL means JSON null.  Takes ownership of result and data.  malloc'd;
+/* The reply frame {"jsonrpc","id",result|error} as compact JSON, spelled
+ * as cJSON_PrintUnformatted spells it (dbp_json_print).  id NULL means
+ * JSON null.  Takes ownership of result and data.  malloc'd;
  * NULL on OOM. */
 static char *
 rpc_frame(const cJSON *id, cJSON *result, int code, const char *msg,
@@ -126,7 +127,7 @@ rpc_frame(const cJSON *id, cJSON *result, int code, const char *msg,
 			}
 		}
 	}
-	out = cJSON_PrintUnformatted(o);
+	out = dbp_json_print(o);
 	cJSON_Delete(o);
 	cJSON_Delete(data);
 	return out;
@@ -262,7 +263,8 @@ rpc_send(int out, char *frame)
 		return 0;
 	}
 	n = strlen(frame);
-	/* cJSON's buffer has room for the NUL: reuse it for the newline. */
+	/* The frame's buffer has room for the NUL: reuse it for the
+	 * newline. */
 	frame[n] = '\n';
 	rc = rpc_write_all(out, frame, n + 1);
 	free(frame);
