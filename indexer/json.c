@@ -423,10 +423,32 @@ jc_plain_run(const unsigned char *s, size_t n, int high,
 	return k;
 }
 
+/* Python's ensure_ascii escapes (1) and the bytes it copies (0):
+ * printable ASCII but '"' and '\\'. */
+static const unsigned char json_esc[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /*
  * Python's py_encode_basestring_ascii: the quoted JSON string of s into b
  * (when b is non-NULL); returns its length in bytes, which is also its
- * length in characters, the text being ASCII.
+ * length in characters, the text being ASCII.  Runs of bytes needing no
+ * escape are found a word at a time (jc_plain_run) and copied whole.
  */
 static size_t
 json_string(struct dbp_buf *b, const char *s)
@@ -439,17 +461,15 @@ json_string(struct dbp_buf *b, const char *s)
 	if (b != NULL)
 		dbp_buf_addc(b, '"');
 	while (n > 0) {
-		/* A run of printable ASCII needing no escape goes in whole. */
-		for (k = 0; k < n && p[k] >= 0x20 && p[k] < 0x7f &&
-		    p[k] != '"' && p[k] != '\\'; k++)
-			;
+		k = jc_plain_run(p, n, 1, json_esc);
 		if (k > 0) {
 			if (b != NULL)
 				dbp_buf_add(b, p, k);
 			p += k;
 			n -= k;
 			w += k;
-			continue;
+			if (n == 0)
+				break;
 		}
 		k = json_utf8(p, n, &cp);
 		p += k;
@@ -484,10 +504,6 @@ json_string(struct dbp_buf *b, const char *s)
 			if (b != NULL)
 				dbp_buf_add(b, esc, 2);
 			w += 2;
-		} else if (cp >= 0x20 && cp < 0x7f) {
-			if (b != NULL)
-				dbp_buf_addc(b, (char)cp);
-			w++;
 		} else {
 			w += json_uescape(b, cp);
 		}
