@@ -11,11 +11,16 @@
  * hashes of every print file the reply read, and check a digest of all
  * that, so a cursor that was not issued here is told from a foreign one.
  */
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "server.h"
 
@@ -24,6 +29,13 @@
 #define CALL_NO_FILES	"0000000000000000"
 /* Pins appended before the first compaction (call_pin). */
 #define CALL_PINS_BATCH	64
+
+/* What the index holds of a file: its identity on disk (call_unchanged)
+ * and its content hash (call_digest).  Kept per handle (srv_stmt). */
+static const char call_sql_ident[] =
+    "SELECT dev, ino, size, mtime_ns, status FROM files WHERE path = ?1";
+static const char call_sql_hash[] =
+    "SELECT coalesce(hash, status) FROM files WHERE path = ?1";
 
 int srv_log_level = SRV_LOG_WARNING;
 
@@ -193,6 +205,10 @@ call_release(struct call *c)
 {
 	size_t i;
 
+	/* no statement of the call may keep a read transaction open */
+	if (srv_stmt_sweep(c->conn) > 0)
+		srv_log(SRV_LOG_DEBUG, "%s: a kept statement was not handed "
+		    "back", c->tool != NULL ? c->tool : "call");
 	for (i = 0; i < c->npins; i++)
 		free(c->pins[i]);
 	free(c->pins);
@@ -221,6 +237,62 @@ call_pins_compact(struct call *c)
 }
 
 /*
+ * 1 when every one of paths matches the identity the index holds for it,
+ * compared exactly as dbp_index_refresh compares them (a file the index
+ * never saw is a change when present; outside_root never is; an absent
+ * file matches an absent row), with the handle's kept statement: the
+ * refresh, which prepares its own, is then not needed.  0 when anything
+ * may have changed or could not be checked.
+ */
+static int
+call_unchanged(struct call *c, const char *const *paths, size_t n)
+{
+	const char *root = c->conn->conf->print_root, *status;
+	sqlite3_stmt *st;
+	struct stat sb;
+	char abs[DBP_MAX_PATH];
+	size_t i;
+	int present, same = 1, rc, w;
+
+	if ((st = srv_stmt(c->conn, call_sql_ident)) == NULL)
+		return 0;
+	for (i = 0; i < n && same; i++) {
+		w = snprintf(abs, sizeof(abs), "%s/%s", root, paths[i]);
+		if (w < 0 || (size_t)w >= sizeof(abs)) {
+			same = 0;
+			break;
+		}
+		present = stat(abs, &sb) == 0 && S_ISREG(sb.st_mode);
+		sqlite3_bind_text(st, 1, paths[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW) {
+			same = rc == SQLITE_DONE && !present;
+		} else if ((status = (const char *)sqlite3_column_text(st,
+		    4)) == NULL) {
+			same = 0;
+		} else if (strcmp(status, "outside_root") == 0) {
+			same = 1;
+		} else if (!present) {
+			same = strcmp(status, "absent") == 0;
+		} else {
+			same = sqlite3_column_type(st, 0) != SQLITE_NULL &&
+			    sqlite3_column_int64(st, 0) ==
+			    (sqlite3_int64)sb.st_dev &&
+			    sqlite3_column_int64(st, 1) ==
+			    (sqlite3_int64)sb.st_ino &&
+			    sqlite3_column_int64(st, 2) ==
+			    (sqlite3_int64)sb.st_size &&
+			    sqlite3_column_int64(st, 3) ==
+			    (sqlite3_int64)sb.st_mtim.tv_sec * 1000000000 +
+			    sb.st_mtim.tv_nsec;
+		}
+		sqlite3_reset(st);
+	}
+	srv_stmt_done(c->conn, st);
+	return same;
+}
+
+/*
  * The pins are appended as they come and made distinct in batches: once
  * they have doubled since the last compaction they are sorted and the
  * duplicates dropped, so n pins cost O(n log n) however often a tool
@@ -237,7 +309,8 @@ call_pin(struct call *c, const char *const *paths, size_t n)
 	if (c->conn == NULL || n == 0)
 		return 0;
 	d.msg[0] = '\0';
-	if (dbp_index_refresh(c->conn->db, c->conn->conf->name,
+	if (!call_unchanged(c, paths, n) &&
+	    dbp_index_refresh(c->conn->db, c->conn->conf->name,
 	    c->conn->conf->print_root, paths, n, &changed, &d) != 0)
 		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
 		    "the index could not be brought up to date");
@@ -291,6 +364,50 @@ call_pin_query(struct call *c, const char *sql)
 	return 0;
 }
 
+/*
+ * The digest of the pinned files' content hashes into out[17], exactly
+ * as dbp_files_digest spells it (XXH3-64 over "path:hash\n" of each
+ * distinct path in sorted order, "absent" for a file with no row), read
+ * with the handle's kept statement.  Sorts the pins.  0, or -1 with
+ * sqlite's message in d.
+ */
+static int
+call_digest(struct call *c, char out[17], struct dbp_diag *d)
+{
+	sqlite3_stmt *st;
+	XXH3_state_t *h;
+	const char *hash;
+	size_t i;
+	int rc;
+
+	if (c->pins_sorted != c->npins)
+		call_pins_compact(c);
+	if ((st = srv_stmt(c->conn, call_sql_hash)) == NULL)
+		return dbp_fail(d, "index: %s", sqlite3_errmsg(c->conn->db));
+	if ((h = XXH3_createState()) == NULL) {
+		srv_stmt_done(c->conn, st);
+		return dbp_fail(d, "out of memory");
+	}
+	XXH3_64bits_reset(h);
+	for (i = 0; i < c->npins; i++) {
+		sqlite3_bind_text(st, 1, c->pins[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		hash = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st,
+		    0) : NULL;
+		XXH3_64bits_update(h, c->pins[i], strlen(c->pins[i]));
+		XXH3_64bits_update(h, ":", 1);
+		if (hash == NULL)
+			hash = "absent";
+		XXH3_64bits_update(h, hash, strlen(hash));
+		XXH3_64bits_update(h, "\n", 1);
+		sqlite3_reset(st);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(h));
+	XXH3_freeState(h);
+	srv_stmt_done(c->conn, st);
+	return 0;
+}
+
 /* The digest of the pinned files' current content, into c->files_digest:
  * over the pins, and with call_pin_query's set digest when there is one. */
 static int
@@ -308,8 +425,7 @@ call_files(struct call *c)
 	d.msg[0] = '\0';
 	if (c->npins == 0)
 		memcpy(c->files_digest, CALL_NO_FILES, 17);
-	else if (dbp_files_digest(c->conn->db, (const char *const *)c->pins,
-	    c->npins, c->files_digest, &d) != 0) {
+	else if (call_digest(c, c->files_digest, &d) != 0) {
 		c->files_digest[0] = '\0';
 		return call_fail(c, "%s", d.msg);
 	}

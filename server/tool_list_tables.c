@@ -55,8 +55,9 @@ struct lt {
 	int		 exact;		/* the key range is the match */
 	char		*lo, *hi;	/* the key range; hi NULL: open */
 	double		 now;
-	sqlite3_stmt	*walk;		/* prepared at the first item */
+	sqlite3_stmt	*walk;		/* taken at the first item */
 	sqlite3_stmt	*row;		/* detail: one entry */
+	/* (both kept statements of the handle: srv_stmt) */
 	size_t		 next;		/* the index walk yields next */
 	/* Per item from base (detail): its FQN and gate, for lt_after. */
 	size_t		 base;
@@ -248,10 +249,9 @@ lt_note(struct lt *x, size_t i, const char *fqn, int gated)
 static int
 lt_walk(struct lt *x, size_t i)
 {
-	sqlite3 *db = x->c->conn->db;
-
-	if (sqlite3_prepare_v2(db, x->hi != NULL ? lt_sql_walk :
-	    lt_sql_walk_open, -1, &x->walk, NULL) != SQLITE_OK)
+	x->walk = srv_stmt(x->c->conn, x->hi != NULL ? lt_sql_walk :
+	    lt_sql_walk_open);
+	if (x->walk == NULL)
 		return -1;
 	sqlite3_bind_text(x->walk, 1, x->lo, -1, SQLITE_STATIC);
 	if (x->hi != NULL)
@@ -295,8 +295,8 @@ lt_item(void *ctx, size_t i)
 		    0));
 		return fqn != NULL ? cJSON_CreateStringReference(fqn) : NULL;
 	}
-	if (x->row == NULL && sqlite3_prepare_v2(x->c->conn->db,
-	    lt_sql_detail, -1, &x->row, NULL) != SQLITE_OK)
+	if (x->row == NULL &&
+	    (x->row = srv_stmt(x->c->conn, lt_sql_detail)) == NULL)
 		return lt_dberr(x);
 	sqlite3_reset(x->row);
 	sqlite3_bind_text(x->row, 1, fqn, -1, SQLITE_TRANSIENT);
@@ -344,8 +344,7 @@ lt_after(void *ctx, cJSON *page, size_t first, size_t count)
 static int
 lt_count(struct lt *x, size_t *n)
 {
-	sqlite3 *db = x->c->conn->db;
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	const char *sql, *fqn;
 	int rc;
 
@@ -356,7 +355,7 @@ lt_count(struct lt *x, size_t *n)
 		sql = x->hi != NULL ? lt_sql_count : lt_sql_count_open;
 	else
 		sql = x->hi != NULL ? lt_sql_walk : lt_sql_walk_open;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = srv_stmt(x->c->conn, sql)) == NULL)
 		return -1;
 	if (sql != lt_sql_count_all) {
 		sqlite3_bind_text(st, 1, x->lo, -1, SQLITE_STATIC);
@@ -374,7 +373,7 @@ lt_count(struct lt *x, size_t *n)
 		if (fqn != NULL && dbp_fnmatch(x->pat, fqn))
 			(*n)++;
 	}
-	sqlite3_finalize(st);
+	srv_stmt_done(x->c->conn, st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -384,7 +383,7 @@ lt_failed(struct call *c, const char *pat)
 {
 	static const char sql[] =
 	    "SELECT fqn FROM failed_tables ORDER BY fqn, ord";
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	cJSON *arr;
 	const char *f;
 	int rc;
@@ -393,14 +392,14 @@ lt_failed(struct call *c, const char *pat)
 		call_fail(c, "out of memory");
 		return NULL;
 	}
-	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = srv_stmt(c->conn, sql)) == NULL)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		f = (const char *)sqlite3_column_text(st, 0);
 		if (f == NULL || !dbp_fnmatch(pat, f))
 			continue;
 		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(f))) {
-			sqlite3_finalize(st);
+			srv_stmt_done(c->conn, st);
 			cJSON_Delete(arr);
 			call_fail(c, "out of memory");
 			return NULL;
@@ -408,11 +407,11 @@ lt_failed(struct call *c, const char *pat)
 	}
 	if (rc != SQLITE_DONE)
 		goto fail;
-	sqlite3_finalize(st);
+	srv_stmt_done(c->conn, st);
 	return arr;
 fail:
 	call_fail(c, "index read failed: %s", sqlite3_errmsg(c->conn->db));
-	sqlite3_finalize(st);
+	srv_stmt_done(c->conn, st);
 	cJSON_Delete(arr);
 	return NULL;
 }
@@ -495,8 +494,8 @@ oom:
 dberr:
 	call_fail(c, "index read failed: %s", sqlite3_errmsg(c->conn->db));
 out:
-	sqlite3_finalize(x.walk);
-	sqlite3_finalize(x.row);
+	srv_stmt_done(c->conn, x.walk);
+	srv_stmt_done(c->conn, x.row);
 	while (x.chunks != NULL) {
 		struct lt_chunk *next = x.chunks->next;
 
