@@ -41,6 +41,7 @@
  * requests in flight finish (at most DBP_HTTP_DRAIN_S), and http_serve
  * returns 0.
  */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -299,7 +300,10 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
  * queued before the body has arrived makes libmicrohttpd read no more of
  * it); the connection is idle again when the response has been sent.
  * Where the kernel gives no count, an idle connection is timed as if
- * receiving, from the end of its previous response.
+ * receiving, from the end of its previous response.  A connection whose
+ * socket still holds bytes the server has not read is late through no
+ * fault of its client (its worker thread is busy with another request):
+ * it is spared until they are read.
  *
  * Thread safety: the records are in one list under g.cmu.  A record
  * leaves the list in its connection's CLOSED notification, which
@@ -417,7 +421,7 @@ http_watchdog(void)
 {
 	struct http_conn *k;
 	int64_t now = http_now_ms();
-	int probe = now - g.probed_ms >= HTTP_PROBE_MS;
+	int probe = now - g.probed_ms >= HTTP_PROBE_MS, unread;
 	uint64_t n;
 
 	pthread_mutex_lock(&g.cmu);
@@ -438,6 +442,8 @@ http_watchdog(void)
 		}
 		if (now - k->since_ms < g.request_ms)
 			continue;
+		if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0)
+			continue;	/* the server is behind, not the client */
 		k->cut = 1;
 		shutdown(k->fd, SHUT_RDWR);
 		srv_log(SRV_LOG_INFO, "http: a request still arriving after "
