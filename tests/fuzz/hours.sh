@@ -7,7 +7,8 @@
 #
 #   sh tests/fuzz/hours.sh TARGET SECONDS [libFuzzer options...]
 #
-# The run is niced (19), one job, one worker; SECONDS is wall time.
+# The run is niced (FUZZ_NICE, default 19), one job, one worker; SECONDS
+# is wall time.
 # FUZZ_BIN names another directory of fuzz-<t> binaries.
 set -u
 t=$1
@@ -23,7 +24,7 @@ seeds=
 before=$(ls "build/fuzz/crash/$t" | wc -l)
 export DBP_FUZZ_FIXTURES="$PWD/fixtures"
 # shellcheck disable=SC2086
-/usr/bin/time -f 'cpu %U %S' -o "$log.time" nice -n 19 "$bin" \
+/usr/bin/time -f 'cpu %U %S' -o "$log.time" nice -n "${FUZZ_NICE:-19}" "$bin" \
     -max_total_time="$secs" -timeout=120 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="build/fuzz/crash/$t/" \
     -dict="fixtures/fuzz/$t.dict" "$@" \
