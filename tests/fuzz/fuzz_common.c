@@ -12,13 +12,6 @@
 #define FUZZ_FIXTURES	"fixtures"
 #endif
 
-/*
- * The statement cache's release (server/stmt.c: srv_conn's kept
- * statements, which sqlite3_close() refuses to outlive).  Weak, so the
- * harness links with a server that has no cache as with one that has.
- */
-void	srv_stmt_close(struct srv_conn *cn) __attribute__((weak));
-
 static struct srv fuzz_server;
 static int fuzz_server_ready;
 
@@ -100,8 +93,7 @@ fuzz_srv_release(void)
 	if (!fuzz_server_ready)
 		return;
 	for (i = 0; i < s->nserved; i++) {
-		if (srv_stmt_close != NULL)
-			srv_stmt_close(&s->served[i]);
+		srv_stmt_close(&s->served[i]);
 		if (sqlite3_close(s->served[i].db) != SQLITE_OK)
 			fuzz_die(s->served[i].conf->name, "the index cannot "
 			    "be closed (a statement left unfinalized)");
