@@ -661,21 +661,38 @@ jc_put(struct jc_out *o, const char *s, size_t n)
 	}
 }
 
+/* Write the escape of byte c (one jc_esc[] marks) at w; returns the
+ * end of what it wrote (2 or 6 bytes). */
+static inline char *
+jc_escape(char *w, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char esc = jc_esc[c];
+
+	*w++ = '\\';
+	*w++ = (char)esc;
+	if (esc == 'u') {
+		*w++ = '0';
+		*w++ = '0';
+		*w++ = hex[c >> 4];
+		*w++ = hex[c & 0xf];
+	}
+	return w;
+}
+
 /*
  * A string.  Room for the text and a few escapes is made once; the
  * bytes are copied eight at a time (a word stored whole, then as much of
- * it kept as precedes its first byte to escape), and room is checked
- * again only at an escape.  Throughout, the rest of the input and the
- * closing quote fit between w and end.
+ * it kept as precedes its first byte to escape, whose escape follows),
+ * and room is checked again only at an escape.  Throughout, the rest of
+ * the input and the closing quote fit between w and end.
  */
 static void
 jc_string(struct jc_out *o, const char *str)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str, *e;
 	size_t n = strlen(str);
 	uint64_t x, m;
-	unsigned char c, esc;
 	char *w, *end;
 
 	if (jc_room(o, n + n / 4 + 8) != 0)
@@ -684,24 +701,23 @@ jc_string(struct jc_out *o, const char *str)
 	w = o->p + o->len;
 	end = o->p + o->cap - 1;	/* the NUL's byte stays free */
 	*w++ = '"';
-	for (;;) {
-		if (JC_SWAR)
-			while (e - s >= 8) {
-				memcpy(&x, s, 8);
-				memcpy(w, &x, 8);
-				if ((m = jc_special(x, 0)) != 0) {
-					m = (uint64_t)__builtin_ctzll(m) / 8;
-					s += m;
-					w += m;
-					break;
-				}
+	while (s < e) {
+		if (JC_SWAR && e - s >= 8) {
+			memcpy(&x, s, 8);
+			memcpy(w, &x, 8);
+			if ((m = jc_special(x, 0)) == 0) {
 				s += 8;
 				w += 8;
+				continue;
 			}
-		while (s < e && jc_esc[*s] == 0)
+			m = (uint64_t)__builtin_ctzll(m) / 8;
+			s += m;
+			w += m;
+		} else if (jc_esc[*s] == 0) {
 			*w++ = (char)*s++;
-		if (s == e)
-			break;
+			continue;
+		}
+		/* *s is to be escaped */
 		if ((size_t)(end - w) < (size_t)(e - s) + 6) {
 			o->len = (size_t)(w - o->p);
 			if (jc_room(o, (size_t)(e - s) * 2 + 8) != 0)
@@ -709,16 +725,7 @@ jc_string(struct jc_out *o, const char *str)
 			w = o->p + o->len;
 			end = o->p + o->cap - 1;
 		}
-		c = *s++;
-		esc = jc_esc[c];
-		*w++ = '\\';
-		*w++ = (char)esc;
-		if (esc == 'u') {
-			*w++ = '0';
-			*w++ = '0';
-			*w++ = hex[c >> 4];
-			*w++ = hex[c & 0xf];
-		}
+		w = jc_escape(w, *s++);
 	}
 	*w++ = '"';
 	o->len = (size_t)(w - o->p);

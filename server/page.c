@@ -44,6 +44,12 @@
 #define PAGE_ITEM	6
 #define PAGE_LIST	4
 #define PAGE_EMPTY	2	/* "[]" or "{}" */
+/* Longest item line written with one copy (page_write_item); a longer
+ * one is written in pieces. */
+#define PAGE_FAST_ITEM	256
+/* Slots the window is first made for (it grows past them): a page of
+ * short items (an FQN each) holds about a thousand. */
+#define PAGE_WINDOW_START	1024
 
 /* One unit of a page: a head key, an item, or one part of either. */
 struct page_slot {
@@ -53,7 +59,9 @@ struct page_slot {
 	size_t		 unit;		/* head keys, then the items */
 	size_t		 item;		/* item: index over both lists */
 	int		 part, parts;	/* 0 when whole */
-	cJSON		*value;		/* what the page shows; owned */
+	cJSON		*value;		/* what the page shows */
+	int		 own;		/* value is the engine's to delete (all
+					 * but a borrowed source's items) */
 	size_t		 cost;		/* characters it adds to a page */
 };
 
@@ -166,6 +174,15 @@ page_estimate(const struct page_eng *e, const struct page_tally *t,
 		    PAGE_LIST + t->sum[li] : PAGE_EMPTY);
 	}
 	return v;
+}
+
+/* Delete s's value when the engine owns it; the slot holds none after. */
+static void
+page_drop(struct page_slot *s)
+{
+	if (s->own)
+		cJSON_Delete(s->value);
+	s->value = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -287,6 +304,37 @@ page_member(struct dbp_buf *b, int *any, const char *key, const cJSON *v)
 }
 
 /*
+ * Append item slot s to a page's list, after a comma when comma is set:
+ * its line break and indent, then its JSON.  A string that needs no
+ * escape (its cost says so: its width is its length and quotes) goes in
+ * with one copy.
+ */
+static void
+page_write_item(struct dbp_buf *b, const struct page_slot *s, int comma)
+{
+	static const char lead[] = ",\n    ";
+	const char *lp = comma ? lead : lead + 1;
+	const cJSON *v = s->value;
+	char line[PAGE_FAST_ITEM];
+	size_t n, ln = strlen(lp);
+
+	if (cJSON_IsString(v) && v->valuestring != NULL) {
+		n = strlen(v->valuestring);
+		if (s->cost == n + 2 + PAGE_ITEM &&
+		    ln + n + 2 <= sizeof(line)) {
+			memcpy(line, lp, ln);
+			line[ln] = '"';
+			memcpy(line + ln + 1, v->valuestring, n);
+			line[ln + 1 + n] = '"';
+			dbp_buf_add(b, line, ln + n + 2);
+			return;
+		}
+	}
+	dbp_buf_add(b, lp, ln);
+	dbp_json_dump_into(b, v, PAGE_INDENT, 2);
+}
+
+/*
  * The text of the page holding w[0 .. count), written directly: what
  * dbp_json_dump makes of page_render's tree, without the tree.  Only for
  * a source without an after() hook.  malloc'd, NULL on OOM.
@@ -329,8 +377,7 @@ page_write(const struct page_eng *e, const struct page_slot *w,
 		for (i = 0, n = 0; i < count; i++) {
 			if (w[i].head || w[i].list != li)
 				continue;
-			dbp_buf_adds(&b, n++ > 0 ? ",\n    " : "\n    ");
-			dbp_json_dump_into(&b, w[i].value, PAGE_INDENT, 2);
+			page_write_item(&b, &w[i], n++ > 0);
 		}
 		dbp_buf_adds(&b, "\n  ]");
 	}
@@ -379,7 +426,7 @@ page_eng_free(struct page_eng *e)
 	size_t i;
 
 	for (i = 0; i < e->n; i++)
-		cJSON_Delete(e->w[i].value);
+		page_drop(&e->w[i]);
 	free(e->w);
 	free(e->split);
 	e->w = NULL;
@@ -395,9 +442,14 @@ page_append(struct page_eng *e, struct page_slot *s)
 	size_t cap;
 
 	if (e->n == e->cap) {
-		cap = e->cap ? e->cap * 2 : 64;
+		/* at first, room for the units left up to a full page's worth */
+		cap = e->nunits - s->unit + 1;
+		if (cap > PAGE_WINDOW_START)
+			cap = PAGE_WINDOW_START;
+		if (e->cap > 0)
+			cap = e->cap * 2;
 		if ((nw = realloc(e->w, cap * sizeof(*nw))) == NULL) {
-			cJSON_Delete(s->value);
+			page_drop(s);
 			return -1;
 		}
 		e->w = nw;
@@ -482,6 +534,7 @@ page_next_part(struct page_eng *e)
 	s.parts = e->split_parts;
 	s.value = page_part(s.part, s.parts, e->split + e->split_off,
 	    cut - e->split_off);
+	s.own = 1;
 	if (s.value == NULL)
 		return -1;
 	s.cost = page_cost(&s);
@@ -519,8 +572,7 @@ page_split(struct page_eng *e, struct page_slot *s)
 	e->split_parts = nparts;
 	e->split_proto = *s;
 	e->split_proto.value = NULL;
-	cJSON_Delete(s->value);
-	s->value = NULL;
+	page_drop(s);
 	/* A cursor's position past the first part: skip to it. */
 	if (e->skip > 0) {
 		if (e->skip >= (size_t)nparts) {
@@ -536,8 +588,7 @@ page_split(struct page_eng *e, struct page_slot *s)
 	}
 	return page_next_part(e);
 fail:
-	cJSON_Delete(s->value);
-	s->value = NULL;
+	page_drop(s);
 	return -1;
 }
 
@@ -559,11 +610,13 @@ page_produce(struct page_eng *e)
 		s.head = 1;
 		s.key = e->head_at->string;
 		s.value = page_ref(e->head_at);
+		s.own = 1;
 		e->head_at = e->head_at->next;
 	} else {
 		s.item = e->unit - e->nhead;
 		s.list = s.item < e->s->count[0] ? 0 : 1;
 		s.value = e->s->item(e->s->ctx, s.item);
+		s.own = !e->s->borrowed;
 	}
 	if (s.value == NULL)
 		return -1;
@@ -571,14 +624,14 @@ page_produce(struct page_eng *e)
 	s.cost = page_cost(&s);
 	if (page_fits_alone(e, &s, &err)) {
 		if (e->skip > 0) {
-			cJSON_Delete(s.value);
+			page_drop(&s);
 			e->bad_pos = 1;
 			return -1;
 		}
 		return page_append(e, &s) == 0 ? 1 : -1;
 	}
 	if (err) {
-		cJSON_Delete(s.value);
+		page_drop(&s);
 		return -1;
 	}
 	return page_split(e, &s) == 0 ? 1 : -1;

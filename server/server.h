@@ -30,7 +30,7 @@ struct srv_conn {
 	char			*index_path;	/* NULL when in memory */
 	sqlite3			*db;		/* owned; read and refresh */
 	struct srv_stmts	*stmts;		/* srv_stmt()'s statements on
-						 * db; NULL until one is asked */
+						 * db; NULL until asked */
 };
 
 /*
@@ -166,8 +166,9 @@ int	page_list(struct call *c, const struct page_list *l, size_t pos);
  * their sum) and item() produces them:
  *
  *   item(ctx, i) returns item i as a new cJSON node that the engine owns
- *   (and cJSON_Deletes), or NULL on failure - after call_fail() on the
- *   call for the tool's own detail, else the engine reports "out of
+ *   (and cJSON_Deletes; unless borrowed is set, below), or NULL on
+ *   failure - after call_fail() on the call for the tool's own detail,
+ *   else the engine reports "out of
  *   memory paging the reply".  i runs over both lists (list 0's count[0]
  *   items, then list 1's) and is asked in order: consecutive values,
  *   starting at the first item the page shows (0 when it starts among
@@ -196,6 +197,10 @@ struct page_src {
 			    size_t count);
 	void		*ctx;		/* passed to item() and after() */
 	int		 no_total;	/* omit total (a list-less reply) */
+	int		 borrowed;	/* item()'s nodes are the tool's, alive
+					 * until page_window() returns: the
+					 * engine never deletes them (a tool
+					 * may then make them without malloc) */
 };
 
 /* Cut the page of s at pos (call_position() first) and set c->text to

@@ -14,6 +14,7 @@
  * range, so the result is exactly Python's fnmatchcase over every
  * walkable FQN.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,16 +67,49 @@ struct lt {
 	size_t		 n, cap;
 	int		 failed;
 	struct lt_chunk	*chunks;	/* the bare items' FQNs */
+	struct lt_nodes	*nodes;		/* the bare items' nodes */
 };
 
 /* Storage for the FQNs of bare items: a string node references its
- * copy here, so an item costs one allocation, not two. */
+ * copy here. */
 #define LT_CHUNK	16384
 struct lt_chunk {
 	struct lt_chunk	*next;
 	size_t		 used, size;
 	char		 text[];
 };
+
+/* Storage for the bare items' string nodes, lent to the page engine
+ * (page_src.borrowed): a page's items cost no allocation of their own. */
+#define LT_NODES	256
+struct lt_nodes {
+	struct lt_nodes	*next;
+	size_t		 used;
+	cJSON		 node[LT_NODES];
+};
+
+/* A string node referencing s (which outlives it), from x's storage;
+ * freed with the call's lt.  NULL on OOM. */
+static cJSON *
+lt_node(struct lt *x, const char *s)
+{
+	struct lt_nodes *nb = x->nodes;
+	cJSON *n;
+
+	if (nb == NULL || nb->used == LT_NODES) {
+		if ((nb = malloc(sizeof(*nb))) == NULL)
+			return NULL;
+		nb->next = x->nodes;
+		nb->used = 0;
+		x->nodes = nb;
+	}
+	n = &nb->node[nb->used++];
+	memset(n, 0, sizeof(*n));
+	/* what cJSON_CreateStringReference makes */
+	n->type = cJSON_String | cJSON_IsReference;
+	n->valuestring = (char *)(uintptr_t)s;
+	return n;
+}
 
 /* A copy of the n bytes of s (NUL added) in x's chunks; NULL on OOM. */
 static char *
@@ -291,9 +325,8 @@ lt_item(void *ctx, size_t i)
 	}
 	if (!x->detail) {
 		/* the node outlives the row: it references a kept copy */
-		fqn = lt_keep(x, fqn, (size_t)sqlite3_column_bytes(x->walk,
-		    0));
-		return fqn != NULL ? cJSON_CreateStringReference(fqn) : NULL;
+		fqn = lt_keep(x, fqn, strlen(fqn));
+		return fqn != NULL ? lt_node(x, fqn) : NULL;
 	}
 	if (x->row == NULL &&
 	    (x->row = srv_stmt(x->c->conn, lt_sql_detail)) == NULL)
@@ -377,6 +410,43 @@ lt_count(struct lt *x, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The state of manifest.yaml in the index (ans_file_state's reading,
+ * with the handle's kept statement): 0 when it is read (or has no row),
+ * 1 when it is absent (the reply lists nothing, spec 3.1), -1 with c's
+ * error set when it could not be read or the index failed. */
+static int
+lt_manifest(struct call *c)
+{
+	static const char sql[] =
+	    "SELECT status, error FROM files WHERE path = ?1";
+	sqlite3_stmt *st;
+	const char *status, *error;
+	int rc, r;
+
+	if ((st = srv_stmt(c->conn, sql)) == NULL)
+		return call_fail(c, "index read failed: %s",
+		    sqlite3_errmsg(c->conn->db));
+	sqlite3_bind_text(st, 1, "manifest.yaml", -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		status = (const char *)sqlite3_column_text(st, 0);
+		error = (const char *)sqlite3_column_text(st, 1);
+		if (status == NULL || strcmp(status, "absent") == 0)
+			r = 1;
+		else if (strcmp(status, "ok") != 0)
+			r = call_fail(c, "%s", error != NULL ? error :
+			    "manifest.yaml could not be read");
+		else
+			r = 0;
+	} else if (rc == SQLITE_DONE)
+		r = 0;
+	else
+		r = call_fail(c, "index read failed: %s",
+		    sqlite3_errmsg(c->conn->db));
+	srv_stmt_done(c->conn, st);
+	return r;
+}
+
 /* failed_tables matching pat, sorted; NULL on error (c set). */
 static cJSON *
 lt_failed(struct call *c, const char *pat)
@@ -424,7 +494,7 @@ tool_list_tables(struct call *c)
 	struct lt x;
 	cJSON *head = NULL, *failed = NULL;
 	size_t pos, total = 0, i;
-	char nowbuf[32], *mst = NULL, *merr = NULL;
+	char nowbuf[32];
 	int r = -1, rc;
 	time_t now = time(NULL);
 	struct tm tmv;
@@ -443,15 +513,9 @@ tool_list_tables(struct call *c)
 		return -1;
 	if ((head = cJSON_CreateObject()) == NULL)
 		goto oom;
-	rc = ans_file_state(c->conn, "manifest.yaml", &mst, &merr);
-	if (rc == -1)
-		goto dberr;
-	if (rc == 0 && strcmp(mst, "ok") != 0 && strcmp(mst, "absent") != 0) {
-		call_fail(c, "%s", merr != NULL ? merr :
-		    "manifest.yaml could not be read");
+	if ((rc = lt_manifest(c)) == -1)
 		goto out;
-	}
-	if (rc == 0 && strcmp(mst, "absent") == 0)
+	if (rc == 1)
 		goto reply;	/* an absent manifest lists nothing (3.1) */
 	if ((failed = lt_failed(c, x.pat)) == NULL)
 		goto out;
@@ -482,6 +546,7 @@ reply:
 	ps.count[0] = total;
 	ps.item = lt_item;
 	ps.ctx = &x;
+	ps.borrowed = !x.detail;	/* bare items: lt_node's */
 	if (x.detail)
 		ps.after = lt_after;
 	r = page_window(c, &ps, pos);
@@ -502,6 +567,12 @@ out:
 		free(x.chunks);
 		x.chunks = next;
 	}
+	while (x.nodes != NULL) {
+		struct lt_nodes *next = x.nodes->next;
+
+		free(x.nodes);
+		x.nodes = next;
+	}
 	for (i = 0; i < x.n; i++)
 		free(x.names[i]);
 	free(x.names);
@@ -510,7 +581,5 @@ out:
 	cJSON_Delete(failed);
 	free(x.lo);
 	free(x.hi);
-	free(mst);
-	free(merr);
 	return r;
 }
