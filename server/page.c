@@ -44,9 +44,9 @@
 #define PAGE_ITEM	6
 #define PAGE_LIST	4
 #define PAGE_EMPTY	2	/* "[]" or "{}" */
-/* Longest item line written with one copy (page_write_item); a longer
- * one is written in pieces. */
-#define PAGE_FAST_ITEM	256
+/* Bytes of item lines gathered before one copy into the page's text
+ * (page_write_item); a longer line is written in pieces. */
+#define PAGE_LINES	4096
 /* Slots the window is first made for (it grows past them): a page of
  * short items (an FQN each) holds about a thousand. */
 #define PAGE_WINDOW_START	1024
@@ -101,7 +101,7 @@ page_len(const cJSON *v, size_t depth)
 	const cJSON *c;
 	size_t n, ind = PAGE_INDENT * depth;
 
-	if (cJSON_IsString(v))
+	if ((v->type & 0xff) == cJSON_String)	/* cJSON_IsString, inline */
 		return dbp_json_width(v->valuestring != NULL ? v->valuestring :
 		    "");
 	if (cJSON_IsNumber(v))
@@ -303,33 +303,53 @@ page_member(struct dbp_buf *b, int *any, const char *key, const cJSON *v)
 		dbp_json_dump_into(b, v, PAGE_INDENT, 1);
 }
 
+/* Item lines gathered before they go into the page's buffer at once. */
+struct page_lines {
+	char	buf[PAGE_LINES];
+	size_t	n;
+};
+
+static void
+page_lines_flush(struct dbp_buf *b, struct page_lines *l)
+{
+	if (l->n > 0)
+		dbp_buf_add(b, l->buf, l->n);
+	l->n = 0;
+}
+
 /*
  * Append item slot s to a page's list, after a comma when comma is set:
  * its line break and indent, then its JSON.  A string that needs no
- * escape (its cost says so: its width is its length and quotes) goes in
- * with one copy.
+ * escape (its cost says so: its width is its length and quotes) is
+ * gathered in l and goes into b with its neighbours; any other item is
+ * dumped into b after l is flushed.
  */
 static void
-page_write_item(struct dbp_buf *b, const struct page_slot *s, int comma)
+page_write_item(struct dbp_buf *b, struct page_lines *l,
+    const struct page_slot *s, int comma)
 {
 	static const char lead[] = ",\n    ";
 	const char *lp = comma ? lead : lead + 1;
 	const cJSON *v = s->value;
-	char line[PAGE_FAST_ITEM];
-	size_t n, ln = strlen(lp);
+	size_t n, ln = comma ? sizeof(lead) - 1 : sizeof(lead) - 2;
+	char *w;
 
-	if (cJSON_IsString(v) && v->valuestring != NULL) {
+	if ((v->type & 0xff) == cJSON_String && v->valuestring != NULL) {
 		n = strlen(v->valuestring);
 		if (s->cost == n + 2 + PAGE_ITEM &&
-		    ln + n + 2 <= sizeof(line)) {
-			memcpy(line, lp, ln);
-			line[ln] = '"';
-			memcpy(line + ln + 1, v->valuestring, n);
-			line[ln + 1 + n] = '"';
-			dbp_buf_add(b, line, ln + n + 2);
+		    ln + n + 2 <= sizeof(l->buf)) {
+			if (l->n + ln + n + 2 > sizeof(l->buf))
+				page_lines_flush(b, l);
+			w = l->buf + l->n;
+			memcpy(w, lp, ln);
+			w[ln] = '"';
+			memcpy(w + ln + 1, v->valuestring, n);
+			w[ln + 1 + n] = '"';
+			l->n += ln + n + 2;
 			return;
 		}
 	}
+	page_lines_flush(b, l);
 	dbp_buf_add(b, lp, ln);
 	dbp_json_dump_into(b, v, PAGE_INDENT, 2);
 }
@@ -344,6 +364,7 @@ page_write(const struct page_eng *e, const struct page_slot *w,
     size_t count, int first_page, const char *cursor)
 {
 	const struct page_src *s = e->s;
+	struct page_lines lines;
 	struct dbp_buf b;
 	const cJSON *ev;
 	cJSON cur;
@@ -374,11 +395,13 @@ page_write(const struct page_eng *e, const struct page_slot *w,
 			continue;
 		}
 		dbp_buf_addc(&b, '[');
+		lines.n = 0;
 		for (i = 0, n = 0; i < count; i++) {
 			if (w[i].head || w[i].list != li)
 				continue;
-			page_write_item(&b, &w[i], n++ > 0);
+			page_write_item(&b, &lines, &w[i], n++ > 0);
 		}
+		page_lines_flush(&b, &lines);
 		dbp_buf_adds(&b, "\n  ]");
 	}
 	if (!s->no_total) {
