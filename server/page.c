@@ -465,7 +465,7 @@ page_append(struct page_eng *e, struct page_slot *s)
 	size_t cap;
 
 	if (e->n == e->cap) {
-		/* at first, room for the units left up to a full page's worth */
+		/* at first, room for the units left, up to a page's worth */
 		cap = e->nunits - s->unit + 1;
 		if (cap > PAGE_WINDOW_START)
 			cap = PAGE_WINDOW_START;
