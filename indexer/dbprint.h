@@ -229,6 +229,9 @@ char	*dbp_index_path(const struct dbp_project *p, const char *conn);
 
 #define DBP_OPEN_READONLY	0x1	/* never write; fail if absent */
 #define DBP_OPEN_MEMORY		0x2	/* build in memory (path ignored) */
+#define DBP_OPEN_WAIT		0x4	/* wait DBP_INDEX_WAIT_MS, not
+					 * DBP_BUSY_TIMEOUT_MS, for another
+					 * run's lock (dbprint-index) */
 
 struct dbp_error {
 	char	*path;		/* relative to the print root */

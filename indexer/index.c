@@ -294,7 +294,7 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
-	int oflags, v;
+	int oflags, v, wait;
 	char busy[64];
 
 	*db = NULL;
@@ -319,9 +319,11 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 		    *db ? sqlite3_errmsg(*db) : "out of memory");
 		goto fail;
 	}
-	sqlite3_busy_timeout(*db, DBP_BUSY_TIMEOUT_MS);
-	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d",
-	    DBP_BUSY_TIMEOUT_MS);
+	/* The schema check below takes the write lock too: a second
+	 * dbprint-index waits here for a first run's whole build. */
+	wait = flags & DBP_OPEN_WAIT ? DBP_INDEX_WAIT_MS : DBP_BUSY_TIMEOUT_MS;
+	sqlite3_busy_timeout(*db, wait);
+	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d", wait);
 	if (flags & DBP_OPEN_READONLY) {
 		if (ox_user_version(*db, &v) == -1) {
 			dbp_fail(d, "cannot read the index %s: %s", path,

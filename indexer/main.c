@@ -135,11 +135,10 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 	int rc;
 
 	memset(&st, 0, sizeof(st));
-	if (dbp_index_open(path, 0, &db, &d) == -1) {
+	if (dbp_index_open(path, DBP_OPEN_WAIT, &db, &d) == -1) {
 		dbp_warn("%s", d.msg);
 		return EXIT_WRITE;
 	}
-	sqlite3_busy_timeout(db, DBP_INDEX_WAIT_MS);
 	clock_gettime(CLOCK_MONOTONIC, &m_start);
 	rc = dbp_index_update(db, c->name, c->print_root, full, &st, &d);
 	m_progress_end();
