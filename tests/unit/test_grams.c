@@ -356,6 +356,22 @@ test_stale_dropped(void **state)
 	free(ids);
 }
 
+/* The dirty tables and stale ids marked. */
+static int
+tg_marks(void)
+{
+	sqlite3_stmt *st;
+	int n;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM "
+	    "column_grams_dirty) + (SELECT count(*) FROM column_grams_stale)",
+	    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* Settling rebuilds when full or past DBP_GRAMS_DIRTY_MAX columns. */
 static void
 test_settle(void **state)
@@ -370,32 +386,22 @@ test_settle(void **state)
 	assert_int_equal(ix_grams_settle(db, 0, &d), 0);
 	/* 300 columns of 't' are dirty: under the limit, kept */
 	assert_int_equal(TG_COLS < DBP_GRAMS_DIRTY_MAX, 1);
-	{
-		sqlite3_stmt *st;
-
-		assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT "
-		    "count(*) FROM column_grams_dirty) + (SELECT count(*) "
-		    "FROM column_grams_stale)", -1, &st, NULL), SQLITE_OK);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 2);
-		sqlite3_finalize(st);
-		exec("BEGIN");
-		for (i = 0; i <= DBP_GRAMS_DIRTY_MAX; i++) {
-			snprintf(sql, sizeof(sql), "INSERT INTO columns (id, "
-			    "table_fqn, name, part, label, ord, in_stats) "
-			    "VALUES (%d, 't', 'n%d', '', 'n%d', 1, 1)",
-			    20000000 + i, i, i);
-			exec(sql);
-		}
-		exec("COMMIT");
-		assert_int_equal(ix_grams_settle(db, 0, &d), 0);
-		assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT "
-		    "count(*) FROM column_grams_dirty) + (SELECT count(*) "
-		    "FROM column_grams_stale)", -1, &st, NULL), SQLITE_OK);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 0);
-		sqlite3_finalize(st);
+	assert_int_equal(tg_marks(), 2);
+	exec("BEGIN");
+	for (i = 0; i <= DBP_GRAMS_DIRTY_MAX; i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO columns (id, table_fqn, "
+		    "name, part, label, ord, in_stats) VALUES (%d, 't', "
+		    "'n%d', '', 'n%d', 1, 1)", 20000000 + i, i, i);
+		exec(sql);
 	}
+	exec("COMMIT");
+	/* past the limit: built again, the marks cleared */
+	assert_int_equal(ix_grams_settle(db, 0, &d), 0);
+	assert_int_equal(tg_marks(), 0);
+	/* a full run always builds */
+	exec("INSERT INTO column_grams_dirty (table_fqn) VALUES ('u')");
+	assert_int_equal(ix_grams_settle(db, 1, &d), 0);
+	assert_int_equal(tg_marks(), 0);
 }
 
 /* A damaged list is reported, never read past its end. */
