@@ -74,6 +74,11 @@ struct ix_map {
 void	*ix_map_get(const struct ix_map *m, const char *key);
 /* Insert or replace; -1 on OOM. */
 int	 ix_map_put(struct ix_map *m, const char *key, void *val);
+/* Make room for n keys in an empty map at once, so that filling it does
+ * not rehash as it grows; -1 on OOM. */
+int	 ix_map_reserve(struct ix_map *m, size_t n);
+/* A reservation beyond this is ignored (the map grows instead). */
+#define IX_MAP_RESERVE_MAX	((size_t)1 << 24)
 /* Free keys and tables (not the values). */
 void	 ix_map_free(struct ix_map *m);
 

@@ -500,6 +500,28 @@ ix_map_grow(struct ix_map *m)
 }
 
 int
+ix_map_reserve(struct ix_map *m, size_t n)
+{
+	size_t cap = 64;
+
+	if (m->cap != 0 || m->n != 0 || n > IX_MAP_RESERVE_MAX)
+		return 0;	/* the map grows as it fills */
+	while (cap < n * 2 + 2)
+		cap *= 2;
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->vals = calloc(cap, sizeof(*m->vals));
+	if (m->keys == NULL || m->vals == NULL) {
+		free(m->keys);
+		free(m->vals);
+		m->keys = NULL;
+		m->vals = NULL;
+		return -1;
+	}
+	m->cap = cap;
+	return 0;
+}
+
+int
 ix_map_put(struct ix_map *m, const char *key, void *val)
 {
 	size_t i;

@@ -789,6 +789,21 @@ test_absent(void **state)
 	assert_int_equal(st.nerrors, 3);
 	assert_string_equal(q("SELECT stats_status FROM tables WHERE fqn = "
 	    "'s.t1'"), "absent");
+	/* The manifest unchanged: the absence stands on a re-run, and the
+	 * declaration is read again from the index when the file comes
+	 * back and when it goes again. */
+	run();
+	assert_int_equal(st.nerrors, 3);
+	put("manifest.annotations.yaml", "format_version: 1\nnotes: Back\n");
+	run();
+	assert_string_equal(q("SELECT status || coalesce(error, '-') FROM "
+	    "files WHERE path = 'manifest.annotations.yaml'"), "ok-");
+	assert_int_equal(qi("SELECT count(*) FROM connection_notes"), 1);
+	rm("manifest.annotations.yaml");
+	run();
+	assert_string_equal(err_of("manifest.annotations.yaml"),
+	    "manifest references manifest.annotations.yaml but file is absent "
+	    "at R/manifest.annotations.yaml. Re-run dbprint generate.");
 	/* Undeclared: no error once the manifest stops naming it. */
 	put("manifest.yaml", manifest + strlen("format_version: 1\n"
 	    "connection: c\nmanifest_annotations: manifest.annotations.yaml\n"));
