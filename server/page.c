@@ -157,6 +157,17 @@ page_tally_add(struct page_tally *t, const struct page_slot *s)
 
 /* The length of a page holding the tallied slots, with a cursor, before
  * any after() hook. */
+/* Does a page show list li: its key is set, and it has items on the page,
+ * or lists always show (the protocol's), or it is the first page of a
+ * list that shows empty there? */
+static int
+page_shows_list(const struct page_eng *e, int li, int nonempty,
+    int first_page)
+{
+	return e->s->key[li] != NULL && (nonempty || e->always_lists ||
+	    (first_page && e->s->empty_on_first[li]));
+}
+
 static size_t
 page_estimate(const struct page_eng *e, const struct page_tally *t,
     int first_page)
@@ -165,10 +176,7 @@ page_estimate(const struct page_eng *e, const struct page_tally *t,
 	int li;
 
 	for (li = 0; li < 2; li++) {
-		if (e->s->key[li] == NULL)
-			continue;
-		if (t->n[li] == 0 && !e->always_lists &&
-		    !(first_page && e->s->empty_on_first[li]))
+		if (!page_shows_list(e, li, t->n[li] > 0, first_page))
 			continue;
 		v += e->keyw[li] + PAGE_MEMBER + (t->n[li] > 0 ?
 		    PAGE_LIST + t->sum[li] : PAGE_EMPTY);
@@ -248,10 +256,7 @@ page_render(const struct page_eng *e, const struct page_slot *w,
 			if (page_put(page, ev->string, page_ref(ev)) != 0)
 				goto fail;
 	for (li = 0; li < 2; li++) {
-		if (s->key[li] == NULL)
-			continue;
-		if (!have[li] && !e->always_lists &&
-		    !(first_page && s->empty_on_first[li]))
+		if (!page_shows_list(e, li, have[li], first_page))
 			continue;
 		if ((arr[li] = cJSON_CreateArray()) == NULL ||
 		    page_put(page, s->key[li], arr[li]) != 0)
@@ -384,10 +389,7 @@ page_write(const struct page_eng *e, const struct page_slot *w,
 		cJSON_ArrayForEach(ev, s->every)
 			page_member(&b, &any, ev->string, ev);
 	for (li = 0; li < 2; li++) {
-		if (s->key[li] == NULL)
-			continue;
-		if (!have[li] && !e->always_lists &&
-		    !(first_page && s->empty_on_first[li]))
+		if (!page_shows_list(e, li, have[li], first_page))
 			continue;
 		page_member(&b, &any, s->key[li], NULL);
 		if (!have[li]) {
