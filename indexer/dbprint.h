@@ -23,7 +23,7 @@
 #include "dbp_limits.h"
 
 #define DBP_VERSION		"0.1.0"	/* the one place the version lives */
-#define DBP_SCHEMA_VERSION	5	/* must equal SCHEMA_VERSION in schema.sql */
+#define DBP_SCHEMA_VERSION	6	/* must equal SCHEMA_VERSION in schema.sql */
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics                                                          */
@@ -187,6 +187,10 @@ char	*dbp_pystr(const cJSON *v);
  * case-sensitive, '*' crosses '.' and '/', [seq] and [!seq] with ranges,
  * ']' first in a set is literal, an unclosed '[' is literal, no escapes. */
 int	dbp_fnmatch(const char *pat, const char *name);
+/* The longest run of pat that every name it matches holds as it stands:
+ * ASCII characters other than newline, outside wildcards and [sets] (a
+ * '[' without its ']' ends a run).  *at and its byte length (0: none). */
+size_t	dbp_fnmatch_literal(const char *pat, const char **at);
 
 /* ------------------------------------------------------------------ */
 /* Project configuration (config.c)                                     */

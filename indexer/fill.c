@@ -1,9 +1,9 @@
 /*
  * fill.c - the rows one table's files yield: columns and their parts,
  * value lists with their normalization keys and trigrams, value notes,
- * relationship edges, the full-text rows, and the statistics facts of the
- * table's tables row.  Every statement is prepared once per run and reused
- * for every row (struct ix_writer).
+ * relationship edges, and the statistics facts of the table's tables row.
+ * Every statement is prepared once per run and reused for every row
+ * (struct ix_writer).
  *
  * Fields are read as research/upstream-mcp.md 3.2/3.3 read them: through
  * the "absence layer" (a field the column's `unmeasured` list names is
@@ -18,18 +18,15 @@
 #include "ix.h"
 
 enum {
-	W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT, W_DEL_COLUMNS, W_DEL_VNOTES,
-	W_DEL_EDGES, W_INS_COLUMN, W_INS_VALUE, W_INS_TRIGRAM, W_INS_VNOTE,
-	W_INS_EDGE, W_INS_TEXT, W_UPD_TABLE, W_GRAMS_STALE, W_GRAMS_DIRTY,
-	W_NSTMT
+	W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_COLUMNS, W_DEL_VNOTES, W_DEL_EDGES,
+	W_INS_COLUMN, W_INS_VALUE, W_INS_TRIGRAM, W_INS_VNOTE, W_INS_EDGE,
+	W_UPD_TABLE, W_GRAMS_STALE, W_GRAMS_DIRTY, W_NSTMT
 };
 
 static const char *const w_sql[W_NSTMT] = {
 	[W_DEL_VALUES] = "DELETE FROM column_values WHERE column_id IN "
 	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
 	[W_DEL_TRIGRAMS] = "DELETE FROM value_trigrams WHERE column_id IN "
-	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
-	[W_DEL_TEXT] = "DELETE FROM column_text WHERE rowid IN "
 	    "(SELECT id FROM columns WHERE table_fqn = ?1)",
 	[W_DEL_COLUMNS] = "DELETE FROM columns WHERE table_fqn = ?1",
 	[W_DEL_VNOTES] = "DELETE FROM value_notes WHERE table_fqn = ?1",
@@ -54,8 +51,6 @@ static const char *const w_sql[W_NSTMT] = {
 	    "from_table, from_columns, to_table, to_columns, path, target_path, "
 	    "detection, verdict, note, edge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 	    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[W_INS_TEXT] = "INSERT INTO column_text (rowid, label, note, "
-	    "value_notes) VALUES (?1, ?2, ?3, ?4)",
 	[W_UPD_TABLE] = "UPDATE tables SET stats_status = ?2, "
 	    "stats_row_count = ?3, scoped = ?4, scope = ?5, rows_scanned = ?6, "
 	    "catalog_only = ?7, disabled = ?8, annot_status = ?9 WHERE fqn = ?1",
@@ -188,7 +183,7 @@ int
 ix_writer_forget(struct ix_writer *w, const char *fqn, struct dbp_diag *d)
 {
 	static const int order[] = { W_GRAMS_STALE, W_GRAMS_DIRTY,
-	    W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_TEXT, W_DEL_COLUMNS, W_DEL_VNOTES,
+	    W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_COLUMNS, W_DEL_VNOTES,
 	    W_DEL_EDGES };
 	size_t i;
 
@@ -354,7 +349,6 @@ f_pynum(const cJSON *v)
 
 struct f_notes {
 	struct ix_map	 map;		/* text -> collapsed note (malloc'd) */
-	struct dbp_buf	 joined;	/* every note, "\n"-joined */
 };
 
 static void
@@ -366,7 +360,6 @@ f_notes_free(struct f_notes *n)
 		if (n->map.keys[i] != NULL)
 			free(n->map.vals[i]);
 	ix_map_free(&n->map);
-	dbp_buf_release(&n->joined);
 }
 
 /* Read the values[] notes of annotation column acol; insert value_notes
@@ -382,7 +375,6 @@ f_notes_load(struct ix_writer *w, const char *fqn, const char *name,
 	int ord = -1;
 
 	memset(n, 0, sizeof(*n));
-	dbp_buf_init(&n->joined, DBP_MAX_FILE_BYTES);
 	cJSON_ArrayForEach(it, vals) {
 		ord++;
 		if ((note = ix_str(it, "note")) == NULL)
@@ -409,9 +401,6 @@ f_notes_load(struct ix_writer *w, const char *fqn, const char *name,
 			return -1;
 		}
 		if (coll[0] != '\0') {
-			if (n->joined.len > 0)
-				dbp_buf_addc(&n->joined, '\n');
-			dbp_buf_adds(&n->joined, coll);
 			old = ix_map_get(&n->map, text);
 			if (ix_map_put(&n->map, text, coll) == -1) {
 				free(coll);
@@ -758,7 +747,7 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	char *label = NULL, *derived = NULL;
 	struct f_blk b;
 	sqlite3_int64 cid;
-	int listed = 0, have_listed = 0, ck_have = 0, ck = 0, rc;
+	int listed = 0, have_listed = 0, ck_have = 0, ck = 0;
 	size_t ln;
 
 	f_blk_read(blk, &b);
@@ -841,16 +830,7 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	cid = sqlite3_last_insert_rowid(w->db);
 	(*ncols)++;
 
-	s = w->st[W_INS_TEXT];
-	sqlite3_bind_int64(s, 1, cid);
-	b_text(s, 2, label);
-	b_text(s, 3, note);
-	b_text(s, 4, c->part[0] == '\0' && c->notes != NULL &&
-	    c->notes->joined.len > 0 ? c->notes->joined.ptr : NULL);
-	rc = w_step(w, W_INS_TEXT);
 	free(label);
-	if (rc == -1)
-		return -1;
 	if (cJSON_IsArray(vals) && f_values(w, cid, vals, c->notes) == -1)
 		return -1;
 	return 0;

@@ -386,3 +386,42 @@ out:
 	free(s);
 	return rc;
 }
+
+size_t
+dbp_fnmatch_literal(const char *pat, const char **at)
+{
+	const char *p = pat, *run = pat, *q;
+	size_t best = 0;
+
+	*at = pat;
+	for (;;) {
+		/* a byte that ends a run: the end, a wildcard, a set, or a
+		 * character outside printable ASCII */
+		if (*p == '\0' || *p == '*' || *p == '?' || *p == '[' ||
+		    *p == '\n' || (unsigned char)*p >= 0x80) {
+			if ((size_t)(p - run) > best) {
+				*at = run;
+				best = (size_t)(p - run);
+			}
+			if (*p == '\0')
+				break;
+			if (*p == '[') {
+				/* a set as fn_compile reads it; a '[' without
+				 * its ']' is a literal, ending the run here */
+				q = p + 1;
+				if (*q == '!')
+					q++;
+				if (*q == ']')
+					q++;
+				while (*q != '\0' && *q != ']')
+					q++;
+				if (*q == ']')
+					p = q;
+			}
+			run = ++p;
+			continue;
+		}
+		p++;
+	}
+	return best;
+}

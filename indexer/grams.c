@@ -171,21 +171,16 @@ gr_build_free(struct gr_build *b)
 int
 ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 {
-	/* every column with the text its search reads, in id order (the
-	 * order of value notes does not matter: a needle never spans two) */
-	static const char sql_text[] = "SELECT c.id, c.part, c.name, "
-	    "c.label, c.note, CASE WHEN c.part = '' THEN (SELECT "
-	    "group_concat(v.note, char(10)) FROM value_notes v WHERE "
-	    "v.table_fqn = c.table_fqn AND v.name = c.name) END "
-	    "FROM columns c ORDER BY c.id";
+	/* every column with the text its search reads (the column_search
+	 * view of sql/schema.sql), in id order */
+	static const char sql_text[] = "SELECT id, text FROM column_search "
+	    "ORDER BY id";
 	static const char sql_ins[] = "INSERT INTO column_grams (gram, "
 	    "postings) VALUES (?1, ?2)";
 	struct gr_build b;
 	sqlite3_stmt *st = NULL, *ins = NULL;
-	const char *part;
 	char gram[4];
 	uint32_t pos, key;
-	int64_t id;
 	size_t i;
 	int rc, r = -1;
 
@@ -203,20 +198,9 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 		goto out;
 	}
 	while (!b.oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		id = sqlite3_column_int64(st, 0);
-		part = (const char *)sqlite3_column_text(st, 1);
 		pos = 0;
-		if (part != NULL && part[0] != '\0') {
-			gr_text(&b, id, (const char *)sqlite3_column_text(st,
-			    3), &pos);
-			continue;
-		}
-		gr_text(&b, id, (const char *)sqlite3_column_text(st, 2),
-		    &pos);
-		gr_text(&b, id, (const char *)sqlite3_column_text(st, 4),
-		    &pos);
-		gr_text(&b, id, (const char *)sqlite3_column_text(st, 5),
-		    &pos);
+		gr_text(&b, sqlite3_column_int64(st, 0),
+		    (const char *)sqlite3_column_text(st, 1), &pos);
 	}
 	if (b.oom) {
 		dbp_fail(d, "out of memory");

@@ -1778,7 +1778,7 @@ ox_wipe(struct ox_run *r)
 	    "DELETE FROM artifacts; DELETE FROM columns; "
 	    "DELETE FROM column_values; DELETE FROM value_trigrams; "
 	    "DELETE FROM value_notes; DELETE FROM edges; "
-	    "DELETE FROM connection_notes; DELETE FROM column_text; "
+	    "DELETE FROM connection_notes; "
 	    "DELETE FROM column_grams; DELETE FROM column_grams_dirty; "
 	    "DELETE FROM column_grams_stale", r->d);
 }

@@ -20,7 +20,7 @@
 /* The largest list resolve_value hands back whole as its domain. */
 #define TM_DOMAIN_LIMIT		50
 /* Shortest text (in characters) the trigram index can narrow. */
-#define TM_FTS_MIN		3
+#define TM_GRAMS_MIN		3
 
 /* ------------------------------------------------------------------ */
 /* Text (textmatch.c)                                                   */

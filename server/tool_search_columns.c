@@ -10,15 +10,15 @@
  *     redacted) first finds the few distinct values of its field that the
  *     glob matches - one index seek per distinct value - and becomes an
  *     IN list over the field's index.
- *   - text of three or more characters goes through the column_text
- *     trigram index.  Where a row's texts (name or part label, note,
- *     value notes) are all ASCII and the case-folded needle is ASCII, the
- *     index's folding is casefold and its phrase match is the substring
- *     test, so the rows it returns are the answer; the rows holding any
- *     other character (partial indexes find them) are tested in C with
- *     Python's casefold.  Shorter text, or text holding a newline (the
- *     separator of the indexed value notes), is tested in C row by row.
- *   - A name pattern narrows through the trigram index by its longest
+ *   - text of three or more ASCII characters (no newline) goes through
+ *     the positional trigram lists of column_grams (sc_text_set), which
+ *     give the answer exactly for rows whose text is all ASCII; rows
+ *     holding any other character (partial indexes find them) and the
+ *     rows of tables changed since the lists were built are tested in C
+ *     with Python's casefold.  Shorter text, or text holding a newline
+ *     (the separator of the indexed value notes), is tested in C row by
+ *     row.
+ *   - A name pattern narrows through the same lists by its longest
  *     literal run; every candidate is confirmed with fnmatchcase.
  *   - The page's matches are read in (table, column) order from the
  *     page's first match, as the paging engine asks for them
@@ -89,6 +89,11 @@ static const char sc_sql_unsafe[] = "SELECT id FROM columns WHERE "
     "UNION SELECT c.id FROM value_notes v JOIN columns c ON "
     "c.table_fqn = v.table_fqn AND c.name = v.name AND c.part = '' "
     "WHERE length(CAST(v.note AS BLOB)) > length(v.note)";
+
+/* The current columns of tables changed since the text index's lists
+ * were built (grams.c): its lists do not speak for them. */
+static const char sc_sql_dirty[] = "SELECT id FROM columns WHERE "
+    "table_fqn IN (SELECT table_fqn FROM column_grams_dirty)";
 
 /* The columns of every candidate statement. */
 enum { SC_K_ID, SC_K_LABEL, SC_K_PART, SC_K_NAME, SC_K_NOTE };
@@ -332,31 +337,6 @@ out:
 	return r;
 }
 
-/* An FTS5 phrase for literal text (quotes doubled), optionally limited
- * to a column: malloc'd, NULL on OOM. */
-static char *
-sc_fts_phrase(const char *col, const char *lit, size_t n)
-{
-	struct dbp_buf b;
-	size_t i;
-
-	dbp_buf_init(&b, DBP_MAX_FRAME);
-	if (col != NULL)
-		dbp_buf_addf(&b, "%s : ", col);
-	dbp_buf_addc(&b, '"');
-	for (i = 0; i < n; i++) {
-		if (lit[i] == '"')
-			dbp_buf_addc(&b, '"');
-		dbp_buf_addc(&b, lit[i]);
-	}
-	dbp_buf_addc(&b, '"');
-	if (b.failed) {
-		dbp_buf_release(&b);
-		return NULL;
-	}
-	return dbp_buf_take(&b);
-}
-
 /* Characters (code points) in s[0..n). */
 static size_t
 sc_chars(const char *s, size_t n)
@@ -367,28 +347,6 @@ sc_chars(const char *s, size_t n)
 		if (((unsigned char)s[i] & 0xc0) != 0x80)
 			k++;
 	return k;
-}
-
-/* The longest run of literal characters in an fnmatch pattern (no * ?
- * [ ] inside): *at and its byte length. */
-static size_t
-sc_literal_run(const char *pat, const char **at)
-{
-	size_t best = 0, n;
-	const char *p = pat;
-
-	*at = pat;
-	while (*p != '\0') {
-		n = strcspn(p, "*?[]");
-		if (sc_chars(p, n) > sc_chars(*at, best)) {
-			*at = p;
-			best = n;
-		}
-		p += n;
-		if (*p != '\0')
-			p++;
-	}
-	return best;
 }
 
 /* 1 when casefold(t) holds the needle; t may be NULL. */
@@ -473,9 +431,6 @@ sc_text_row(struct sc *s, const char *table, const char *name,
 static int
 sc_text_set(struct sc *s, int ascii)
 {
-	/* the current columns of tables changed since the lists were built */
-	static const char sql_dirty[] = "SELECT id FROM columns WHERE "
-	    "table_fqn IN (SELECT table_fqn FROM column_grams_dirty)";
 	static const char sql_row[] = "SELECT table_fqn, name, part, label, "
 	    "note FROM columns WHERE id = ?1";
 	struct dbp_diag d;
@@ -499,7 +454,7 @@ sc_text_set(struct sc *s, int ascii)
 				sc_oom(s);
 				goto out;
 			}
-		if (sc_ids_query(s, sql_dirty, NULL, &u) == -1)
+		if (sc_ids_query(s, sc_sql_dirty, NULL, &u) == -1)
 			goto out;
 	}
 	if (sc_ids_query(s, sc_sql_unsafe, NULL, &u) == -1)
@@ -575,39 +530,56 @@ sc_text_scan(struct sc *s)
 	return 0;
 }
 
-/* The pattern's candidates: the rows whose label holds its longest
- * literal run (when three characters or more), intersected into k. */
+/* The pattern's candidates, intersected into k: the rows whose search
+ * text (column_grams) holds its longest literal run, lower-cased, when
+ * that is three characters or more, and the rows of tables changed since
+ * the lists were built.  A label holding the run holds it lower-cased. */
 static int
 sc_pattern_set(struct sc *s)
 {
-	static const char fts[] = "SELECT rowid FROM column_text "
-	    "WHERE column_text MATCH ?1";
+	struct dbp_diag d;
 	struct sc_ids p;
 	const char *lit;
-	size_t nlit;
-	char *phrase;
-	int r;
+	int64_t *ids = NULL;
+	size_t i, nlit, nids = 0;
+	char *needle;
+	int exact, r = -1;
 
-	nlit = sc_literal_run(s->pattern, &lit);
-	if (sc_chars(lit, nlit) < TM_FTS_MIN)
+	nlit = dbp_fnmatch_literal(s->pattern, &lit);
+	if (nlit < TM_GRAMS_MIN)
 		return 0;
-	if ((phrase = sc_fts_phrase("label", lit, nlit)) == NULL)
+	if ((needle = malloc(nlit + 1)) == NULL)
 		return sc_oom(s);
+	for (i = 0; i < nlit; i++)
+		needle[i] = (char)(lit[i] >= 'A' && lit[i] <= 'Z' ?
+		    lit[i] - 'A' + 'a' : lit[i]);
+	needle[nlit] = '\0';
 	memset(&p, 0, sizeof(p));
-	r = sc_ids_query(s, fts, phrase, &p);
-	free(phrase);
-	if (r == -1) {
-		sc_ids_free(&p);
-		return -1;
+	if (dbp_grams_find(s->db, needle, &ids, &nids, &exact, &d) == -1) {
+		call_fail(s->c, "%s", d.msg);
+		goto out;
 	}
+	for (i = 0; i < nids; i++)
+		if (sc_ids_add(&p, (sqlite3_int64)ids[i]) == -1) {
+			sc_oom(s);
+			goto out;
+		}
+	if (sc_ids_query(s, sc_sql_dirty, NULL, &p) == -1)
+		goto out;
+	sc_ids_sort(&p);
 	if (s->have_k) {
 		sc_ids_filter(&s->k, &p, 1);
-		sc_ids_free(&p);
 	} else {
 		s->k = p;
 		s->have_k = 1;
+		memset(&p, 0, sizeof(p));
 	}
-	return 0;
+	r = 0;
+out:
+	sc_ids_free(&p);
+	free(ids);
+	free(needle);
+	return r;
 }
 
 /* Does the current row of a candidate statement pass the predicates SQL
@@ -1194,7 +1166,7 @@ sc_plan(struct sc *s, int *none)
 			if (*p >= 0x80)
 				ascii = 0;
 		if (!ascii || (sc_chars(s->needle, strlen(s->needle)) >=
-		    TM_FTS_MIN && strchr(s->needle, '\n') == NULL)) {
+		    TM_GRAMS_MIN && strchr(s->needle, '\n') == NULL)) {
 			s->tmode = SC_TEXT_SET;
 			if (sc_text_set(s, ascii) == -1)
 				return -1;

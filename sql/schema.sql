@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 5
+-- SCHEMA_VERSION 6
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -261,14 +261,6 @@ CREATE TABLE connection_notes (
 	note	TEXT NOT NULL
 );
 
--- Full-text trigram index over column names, column notes and value notes,
--- narrowing search_columns' case-insensitive substring match (the match
--- itself is confirmed in C with Python's casefold semantics).
-CREATE VIRTUAL TABLE column_text USING fts5(
-	label, note, value_notes,		-- rowid is columns.id
-	tokenize='trigram'
-);
-
 -- search_columns' text index: for every trigram of printable ASCII (no
 -- newline) in a column's lower-cased search text - its name, note and value
 -- notes joined by newlines; a part's label - the columns holding it and the
@@ -289,6 +281,19 @@ CREATE TABLE column_grams_dirty (
 CREATE TABLE column_grams_stale (
 	id		INTEGER PRIMARY KEY	-- a columns.id no longer current
 );
+
+-- The text search_columns' `text` matches, one row per column or part: a
+-- column's name, note and the notes of its values (newline-joined); a
+-- part's label.  column_grams is built from it; for an ad hoc search,
+-- e.g. WHERE text LIKE '%refund%' (LIKE folds ASCII case only).
+CREATE VIEW column_search AS
+	SELECT c.id, c.table_fqn, c.name, c.part, c.label,
+	    CASE WHEN c.part <> '' THEN c.label ELSE c.name ||
+	    coalesce(char(10) || c.note, '') || coalesce(char(10) ||
+	    (SELECT group_concat(v.note, char(10)) FROM value_notes v
+	    WHERE v.table_fqn = c.table_fqn AND v.name = c.name), '') END
+	    AS text
+	FROM columns c;
 
 -- Every per-file failure, as the tools report it.  files.error is set
 -- exactly when a file has a problem: an absent file only when something

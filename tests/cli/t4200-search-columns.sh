@@ -95,6 +95,16 @@ check_eq "text reads a part as column+path" \
     "$(trip)"
 call4 search_columns '{"text":"sku","pattern":"sku*"}'
 check_eq "text AND pattern" '[["depot.sales.order_line","sku_code"],["depot.stock.product","sku"]]' "$(trip)"
+# A set is no literal: "[bep]*" narrows by nothing (it once narrowed by
+# "bep"), and matches what "b*", "e*" and "p*" match together.
+n=0
+for c in b e p; do
+	call4 search_columns "{\"pattern\":\"[$c]*\"}"
+	n=$((n + $(jqo .total)))
+done
+call4 search_columns '{"pattern":"[bep]*"}'
+check_eq "pattern with a set of three: the union of its letters" "$n" "$(jqo .total)"
+check_eq "pattern with a set of three: some matches" 1 "$([ "$n" -gt 2 ] && echo 1)"
 # a two-letter needle cannot use the trigram index: the scan path
 call4 search_columns '{"text":"lL"}'
 check_eq "short needle: every match holds it" 0 \

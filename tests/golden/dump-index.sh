@@ -68,11 +68,9 @@ SELECT file_table, source, direction, ord, from_table, from_columns,
   FROM edges ORDER BY file_table, source, direction, ord;
 SELECT '## connection_notes';
 SELECT ord, substr(note, 1, 160) FROM connection_notes ORDER BY ord;
-SELECT '## column_text';
-SELECT c.table_fqn, t.label, substr(t.note, 1, 160),
-       replace(substr(t.value_notes, 1, 160), char(10), ' // ')
-  FROM column_text t JOIN columns c ON c.id = t.rowid
- ORDER BY c.table_fqn, c.name, c.part;
+SELECT '## column_search';
+SELECT table_fqn, label, replace(substr(text, 1, 240), char(10), ' // ')
+  FROM column_search ORDER BY table_fqn, name, part;
 SELECT '## column_grams (lists; dirty tables; stale ids)';
 SELECT count(*) FROM column_grams;
 SELECT table_fqn FROM column_grams_dirty ORDER BY table_fqn;

@@ -171,6 +171,86 @@ test_hostile(void **state)
 	free(name);
 }
 
+/* The longest literal run: what every matching name holds as it stands. */
+static void
+test_literal(void **state)
+{
+	static const struct { const char *pat, *run; } lit[] = {
+		{ "orders", "orders" },
+		{ "*refund*", "refund" },
+		{ "c0*_id", "_id" },
+		{ "ab?cde*f", "cde" },
+		/* a set is not literal, however long */
+		{ "x[abcdef]yz", "yz" },
+		{ "[!abcd]xy", "xy" },
+		{ "[]abcd]q", "q" },
+		/* an unclosed '[' is a literal '[' but ends the run */
+		{ "ab[cdef", "cdef" },
+		/* ']' alone is a literal */
+		{ "a]bc*", "a]bc" },
+		/* runs stop at newlines and non-ASCII bytes */
+		{ "caf\xc3\xa9_name", "_name" },
+		{ "abcd\nxy", "abcd" },
+		{ "*?[a]", "" },
+		{ "", "" },
+	};
+	const char *at;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(lit) / sizeof(lit[0]); i++) {
+		n = dbp_fnmatch_literal(lit[i].pat, &at);
+		if (n != strlen(lit[i].run) ||
+		    strncmp(at, lit[i].run, n) != 0)
+			fail_msg("%s: got \"%.*s\", want \"%s\"",
+			    lit[i].pat, (int)n, at, lit[i].run);
+	}
+}
+
+/* Random patterns and names: whenever a name matches, it holds the
+ * pattern's literal run. */
+static void
+test_literal_random(void **state)
+{
+	static const char alpha[] = "abAB*?[]!-\n";
+	char pat[12], name[10], run[16];
+	const char *at, *hit;
+	unsigned seed = 12345;
+	size_t i, n, np, nn;
+	long matches = 0, tried;
+
+	(void)state;
+	for (tried = 0; tried < 400000; tried++) {
+		seed = seed * 1103515245u + 12345u;
+		np = 1 + (seed >> 16) % (sizeof(pat) - 1);
+		for (i = 0; i < np; i++) {
+			seed = seed * 1103515245u + 12345u;
+			pat[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		pat[np] = '\0';
+		seed = seed * 1103515245u + 12345u;
+		nn = (seed >> 16) % sizeof(name);
+		for (i = 0; i < nn; i++) {
+			seed = seed * 1103515245u + 12345u;
+			name[i] = alpha[(seed >> 16) % 4 + ((seed >> 20) % 3 ==
+			    0 ? 6 : 0)];
+		}
+		name[nn] = '\0';
+		if (!dbp_fnmatch(pat, name))
+			continue;
+		matches++;
+		n = dbp_fnmatch_literal(pat, &at);
+		memcpy(run, at, n);
+		run[n] = '\0';
+		hit = strstr(name, run);
+		if (hit == NULL)
+			fail_msg("\"%s\" matches \"%s\" but lacks \"%s\"",
+			    name, pat, run);
+	}
+	/* the property was tested, not vacuously true */
+	assert_true(matches > 1000);
+}
+
 int
 main(void)
 {
@@ -179,6 +259,8 @@ main(void)
 		cmocka_unit_test(test_case_sensitive),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_literal),
+		cmocka_unit_test(test_literal_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

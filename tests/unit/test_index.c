@@ -456,15 +456,14 @@ test_values_rows(void **state)
 	    "0:\"Open\":Open:still open | 1:12:12:twelve");
 	/* Short lists get no trigrams. */
 	assert_int_equal(qi("SELECT count(*) FROM value_trigrams"), 0);
-	/* Full text: label, note, value notes. */
-	assert_string_equal(q("SELECT label FROM columns WHERE id IN (SELECT "
-	    "rowid FROM column_text WHERE column_text MATCH 'twelve')"),
-	    "status");
-	assert_string_equal(q("SELECT label FROM columns WHERE id IN (SELECT "
-	    "rowid FROM column_text WHERE column_text MATCH 'label:kin')"),
-	    "doc.kind");
-	assert_string_equal(q("SELECT value_notes FROM column_text WHERE rowid "
-	    "= %s", col), "still open\ntwelve");
+	/* The search text (column_search): name, note, value notes; a
+	 * part's label. */
+	assert_string_equal(q("SELECT label FROM column_search WHERE text "
+	    "LIKE '%%twelve%%'"), "status");
+	assert_string_equal(q("SELECT label FROM column_search WHERE text "
+	    "LIKE '%%kin%%'"), "doc.kind");
+	assert_string_equal(q("SELECT text FROM column_search WHERE id = %s",
+	    col), "status\nOrder   status.\nstill open\ntwelve");
 }
 
 /* The indexer spells value JSON itself (fast path): it must equal
@@ -976,7 +975,7 @@ test_incremental(void **state)
 	    "'s.t1'"), 0);
 	assert_int_equal(qi("SELECT count(*) FROM edges"), 0);
 	assert_int_equal(qi("SELECT count(*) FROM value_trigrams"), 0);
-	assert_int_equal(qi("SELECT count(*) FROM column_text"), 2);
+	assert_int_equal(qi("SELECT count(*) FROM column_search"), 2);
 	assert_int_equal(qi("SELECT count(*) FROM failed_tables"), 0);
 	/* The s.t2 rows survived the manifest change without a re-parse. */
 	assert_int_equal(st.files_parsed, 1);	/* the manifest */
