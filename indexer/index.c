@@ -253,6 +253,27 @@ ox_has_tables(sqlite3 *db)
 	return n > 0;
 }
 
+/* An index file built new in rollback-journal mode (dbp_index_open) goes
+ * over to WAL once its first update committed, so that readers never wait
+ * for a writer again.  A failure (a reader holding the file) leaves it in
+ * rollback mode, still correct; the next open tries again. */
+static void
+ox_to_wal(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int delete = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		delete = sqlite3_stricmp((const char *)sqlite3_column_text(s, 0),
+		    "delete") == 0;
+	sqlite3_finalize(s);
+	if (delete)
+		ox_exec(db, "PRAGMA journal_mode=WAL", NULL);
+}
+
 /* Create the schema unless present at our version; another version (or a
  * foreign file) is reset and re-created. */
 static int
@@ -294,7 +315,8 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
-	int oflags, v, wait;
+	struct stat sb;
+	int oflags, v, wait, fresh = 0;
 	char busy[64];
 
 	*db = NULL;
@@ -312,6 +334,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 			    "%s", path, strerror(errno));
 		ox_gitignore(path);
 		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+		fresh = stat(path, &sb) == -1 ? errno == ENOENT :
+		    S_ISREG(sb.st_mode) && sb.st_size == 0;
 	}
 	if (sqlite3_open_v2(path, db, oflags | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
@@ -338,7 +362,11 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 		}
 		return 0;
 	}
-	if (!(flags & DBP_OPEN_MEMORY) &&
+	/* A new file is built in rollback-journal mode, which writes each
+	 * page once (pages past the file's old end are not journaled) where
+	 * WAL writes it twice, once to the log and once to the file; the
+	 * first update's commit switches it to WAL (ox_to_wal). */
+	if (!(flags & DBP_OPEN_MEMORY) && !fresh &&
 	    ox_exec(*db, "PRAGMA journal_mode=WAL", d) == -1)
 		goto fail;
 	/* A large page cache keeps a big run's index pages from being
@@ -1961,6 +1989,7 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	memset(&w, 0, sizeof(w));
 	if (ox_exec(db, "COMMIT", d) == -1)
 		goto out;
+	ox_to_wal(db);
 	if (changed != NULL)
 		*changed = r.changed;
 	rc = 0;

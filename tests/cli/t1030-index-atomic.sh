@@ -91,6 +91,38 @@ fi
 check "the print version moved on" test "$v0" != \
     "$(q "SELECT value FROM meta WHERE key = 'print_version'")"
 
+# --- SIGKILL during the first build of a new index -----------------------
+# A new file is built in rollback-journal mode (no WAL yet): killed while
+# its journal exists, the next opener rolls the journal back to the empty
+# schema, and the next run builds the whole index.
+rm -f "$I" "$I-wal" "$I-shm" "$I-journal"
+$VG "$INDEX" --quiet --project "$T/g" --index "$I" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && kill -0 $pid 2>/dev/null && [ ! -f "$I-journal" ]; do
+	sleep 0.02
+	i=$((i + 1))
+done
+if kill -9 $pid 2>/dev/null; then
+	wait $pid
+	check_eq "new index: the run was killed" 137 $?
+	check_eq "new index: integrity_check after the kill" ok \
+	    "$(q 'PRAGMA integrity_check')"
+	# killed while the schema was being created: an empty file;
+	# after: the schema, with no table or all of them
+	uv=$(q 'PRAGMA user_version')
+	nt=$([ "$uv" = 0 ] || q 'SELECT count(*) FROM tables')
+	check "new index: empty, or no table or all of them after the kill ($uv/$nt)" \
+	    test "$uv/$nt" = 0/ -o "$uv/$nt" = 6/0 -o "$uv/$nt" = 6/500
+else
+	wait $pid
+	skip "the first build ended before it could be killed"
+fi
+$VG "$INDEX" --quiet --project "$T/g" --index "$I"
+check_eq "new index: the next run completes" 0 $?
+check_eq "new index: all tables there" 500 "$(q 'SELECT count(*) FROM tables')"
+check_eq "new index: in WAL mode once built" wal "$(q 'PRAGMA journal_mode')"
+
 # --- two runs at once ---------------------------------------------------
 rm -f "$I" "$I-wal" "$I-shm"
 $VG "$INDEX" --quiet --json --project "$T/g" --index "$I" >"$T/a" 2>"$T/ae" &
