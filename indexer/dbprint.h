@@ -73,6 +73,16 @@ char	*dbp_buf_take(struct dbp_buf *b);
 void	dbp_buf_release(struct dbp_buf *b);
 
 /* ------------------------------------------------------------------ */
+/* UTF-8                                                                */
+
+/* Write code point cp (at most U+10FFFF) as UTF-8 at o, which has room
+ * for 4 bytes; returns the bytes written, 1 to 4.  Nothing is checked: a
+ * surrogate is written as its three bytes, which is not valid UTF-8. */
+size_t	dbp_utf8_encode(uint32_t cp, char *o);
+/* Append cp to b as dbp_utf8_encode writes it; 0, or -1 as dbp_buf_add. */
+int	dbp_buf_put_utf8(struct dbp_buf *b, uint32_t cp);
+
+/* ------------------------------------------------------------------ */
 /* Files                                                                */
 
 /* Read a whole file of at most max bytes.  On success *out is malloc'd

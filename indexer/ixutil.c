@@ -186,31 +186,6 @@ ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
-static size_t
-ix_utf8_enc(uint32_t c, char *o)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | (c >> 6));
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | (c >> 12));
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | (c >> 18));
-	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 static uint32_t
 ix_lower(uint32_t c)
 {
@@ -255,11 +230,11 @@ ix_fold_to(const char *s, char *out)
 		p += len;
 		n -= len;
 		if (c == 0x130) {	/* Python: "i" + COMBINING DOT ABOVE */
-			o += ix_utf8_enc('i', o);
-			o += ix_utf8_enc(0x307, o);
+			o += dbp_utf8_encode('i', o);
+			o += dbp_utf8_encode(0x307, o);
 			continue;
 		}
-		o += ix_utf8_enc(ix_lower(c), o);
+		o += dbp_utf8_encode(ix_lower(c), o);
 	}
 	*o = '\0';
 	return out;

@@ -330,32 +330,6 @@ dbp_utf8_chars(const char *s, size_t n)
 	return count;
 }
 
-/* Append code point cp as UTF-8. */
-static void
-json_put_utf8(struct dbp_buf *b, uint32_t cp)
-{
-	char u[4];
-
-	if (cp < 0x80) {
-		dbp_buf_addc(b, (char)cp);
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 2);
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 3);
-	} else {
-		u[0] = (char)(0xf0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 4);
-	}
-}
-
 /* The JSON escape of a code point other than \" \\ and the named ones:
  * the bytes it takes (6 or 12), written to b when b is non-NULL. */
 static size_t
@@ -880,7 +854,7 @@ json_repr_str(struct dbp_buf *b, const char *s)
 		} else if (cp == '\r') {
 			dbp_buf_adds(b, "\\r");
 		} else if (json_printable(cp)) {
-			json_put_utf8(b, cp);
+			dbp_buf_put_utf8(b, cp);
 		} else if (cp <= 0xff) {
 			dbp_buf_addf(b, "\\x%02x", (unsigned)cp);
 		} else if (cp <= 0xffff) {

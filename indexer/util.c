@@ -146,6 +146,39 @@ dbp_buf_release(struct dbp_buf *b)
 	b->failed = 0;
 }
 
+size_t
+dbp_utf8_encode(uint32_t cp, char *o)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+int
+dbp_buf_put_utf8(struct dbp_buf *b, uint32_t cp)
+{
+	char u[4];
+
+	return dbp_buf_add(b, u, dbp_utf8_encode(cp, u));
+}
+
 int
 dbp_read_file(const char *path, size_t max, char **out, size_t *len,
     struct stat *st, struct dbp_diag *d)

@@ -51,31 +51,6 @@ jp_hex4(const char *s, unsigned *out)
 	return 0;
 }
 
-static void
-jp_utf8(struct dbp_buf *b, unsigned cp)
-{
-	char u[4];
-
-	if (cp < 0x80) {
-		dbp_buf_addc(b, (char)cp);
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 2);
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 3);
-	} else {
-		u[0] = (char)(0xf0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		dbp_buf_add(b, u, 4);
-	}
-}
-
 /* A string token at j->p (the opening quote); malloc'd UTF-8 or NULL. */
 static char *
 jp_string(struct jp *j)
@@ -116,7 +91,7 @@ jp_string(struct jp *j)
 				    (lo - 0xdc00);
 				j->p += 6;
 			}
-			jp_utf8(&b, cp);
+			dbp_buf_put_utf8(&b, cp);
 			break;
 		default:
 			goto fail;

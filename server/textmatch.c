@@ -67,36 +67,17 @@ bad:
 	return 1;
 }
 
-/* Encode c at o (at least 4 bytes): the length written. */
+/* Encode c at o (at least 4 bytes): the length written.  A raw byte
+ * carried through (c >= 0x110000, as tm_dec gives it) is written as
+ * itself. */
 static size_t
 tm_enc(uint32_t c, char *o)
 {
-	unsigned char *u = (unsigned char *)o;
-
-	if (c >= 0x110000) {	/* a raw byte carried through */
-		u[0] = (unsigned char)(c - 0x110000);
+	if (c >= 0x110000) {
+		*(unsigned char *)o = (unsigned char)(c - 0x110000);
 		return 1;
 	}
-	if (c < 0x80) {
-		u[0] = (unsigned char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		u[0] = (unsigned char)(0xc0 | (c >> 6));
-		u[1] = (unsigned char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		u[0] = (unsigned char)(0xe0 | (c >> 12));
-		u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-		u[2] = (unsigned char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	u[0] = (unsigned char)(0xf0 | (c >> 18));
-	u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
-	u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-	u[3] = (unsigned char)(0x80 | (c & 0x3f));
-	return 4;
+	return dbp_utf8_encode(c, o);
 }
 
 char *

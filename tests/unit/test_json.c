@@ -1,6 +1,7 @@
 /*
  * test_json.c - dbp_json_dump, dbp_pyrepr, dbp_pyrepr_str, dbp_pystr,
- * dbp_json_width and dbp_utf8_chars against what Python prints.
+ * dbp_json_width and dbp_utf8_chars against what Python prints; the
+ * UTF-8 encoder the library shares.
  *
  * The expected texts are Python 3's json.dumps(v, indent=N) (ensure_ascii),
  * repr(v) and str(v) for the same values, written down as the
@@ -265,6 +266,44 @@ test_widths(void **state)
 	cJSON_Delete(v);
 }
 
+/* dbp_utf8_encode and dbp_buf_put_utf8 at each length's bounds. */
+static void
+test_utf8_encode(void **state)
+{
+	static const struct {
+		uint32_t	 cp;
+		const char	*utf8;
+	} t[] = {
+		{ 0x0, "\0" }, { 0x7f, "\x7f" },
+		{ 0x80, "\xc2\x80" }, { 0x7ff, "\xdf\xbf" },
+		{ 0x800, "\xe0\xa0\x80" }, { 0xd800, "\xed\xa0\x80" },
+		{ 0xfffd, "\xef\xbf\xbd" }, { 0xffff, "\xef\xbf\xbf" },
+		{ 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x1f600, "\xf0\x9f\x98\x80" },
+		{ 0x10ffff, "\xf4\x8f\xbf\xbf" },
+	};
+	struct dbp_buf b;
+	char o[4];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		n = t[i].cp == 0 ? 1 : strlen(t[i].utf8);
+		assert_int_equal(dbp_utf8_encode(t[i].cp, o), n);
+		assert_memory_equal(o, t[i].utf8, n);
+		dbp_buf_init(&b, 16);
+		assert_int_equal(dbp_buf_put_utf8(&b, t[i].cp), 0);
+		assert_int_equal(b.len, n);
+		assert_memory_equal(b.ptr, t[i].utf8, n);
+		dbp_buf_release(&b);
+	}
+	/* Past the bound: -1, nothing added. */
+	dbp_buf_init(&b, 3);
+	assert_int_equal(dbp_buf_put_utf8(&b, 0x1f600), -1);
+	assert_int_equal(b.len, 0);
+	dbp_buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -277,6 +316,7 @@ main(void)
 		cmocka_unit_test(test_pyrepr_str),
 		cmocka_unit_test(test_pystr),
 		cmocka_unit_test(test_widths),
+		cmocka_unit_test(test_utf8_encode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
