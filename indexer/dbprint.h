@@ -81,6 +81,17 @@ void	dbp_buf_release(struct dbp_buf *b);
 size_t	dbp_utf8_encode(uint32_t cp, char *o);
 /* Append cp to b as dbp_utf8_encode writes it; 0, or -1 as dbp_buf_add. */
 int	dbp_buf_put_utf8(struct dbp_buf *b, uint32_t cp);
+/*
+ * Decode the UTF-8 sequence at p (n > 0 bytes left) into *cp and return
+ * its length, 1 to 4; a byte below 0x80 is always itself, length 1.  0
+ * when the bytes at p do not start a valid sequence, *cp left untouched:
+ * a stray continuation byte, a lead byte that never starts one (0xc0,
+ * 0xc1, 0xf5 to 0xff), a sequence cut short by n or by a byte that does
+ * not continue it, an overlong form, a surrogate (U+D800 to U+DFFF) or a
+ * code point past U+10FFFF.  What an invalid byte stands for is the
+ * caller's to choose.
+ */
+size_t	dbp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 
 /* ------------------------------------------------------------------ */
 /* Files                                                                */

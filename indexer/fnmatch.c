@@ -51,56 +51,26 @@ struct fn {
 
 /*
  * Decode s into code points (malloc'd, caller frees).  A byte that does
- * not start valid UTF-8 becomes 0xdc00 + byte, a surrogate, which valid
- * UTF-8 never yields - so it equals only the same bad byte.
+ * not start a sequence dbp_utf8_decode accepts becomes 0xdc00 + byte, a
+ * surrogate, which valid UTF-8 never yields - so it equals only the same
+ * bad byte.
  */
 static uint32_t *
 fn_decode(const char *s, size_t *np)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, k = 0, len, j;
-	uint32_t *out, c, min;
+	size_t n = strlen(s), i = 0, k = 0, len;
+	uint32_t *out;
 
 	if ((out = malloc((n + 1) * sizeof(*out))) == NULL)
 		return NULL;
 	while (i < n) {
-		c = p[i];
-		len = 1;
-		min = 0;
-		if (c >= 0xc2 && c <= 0xdf) {
-			len = 2;
-			c &= 0x1f;
-			min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			len = 3;
-			c &= 0x0f;
-			min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			len = 4;
-			c &= 0x07;
-			min = 0x10000;
-		} else if (c >= 0x80) {
-			len = 0;
+		if ((len = dbp_utf8_decode(p + i, n - i, &out[k])) == 0) {
+			out[k] = 0xdc00 + p[i];
+			len = 1;
 		}
-		if (len > 1 && i + len <= n) {
-			for (j = 1; j < len; j++) {
-				if ((p[i + j] & 0xc0) != 0x80)
-					break;
-				c = (c << 6) | (p[i + j] & 0x3f);
-			}
-			if (j < len || c < min || c > 0x10ffff ||
-			    (c >= 0xd800 && c <= 0xdfff))
-				len = 0;
-		} else if (len > 1) {
-			len = 0;
-		}
-		if (len == 0) {
-			out[k++] = 0xdc00 + p[i];
-			i++;
-		} else {
-			out[k++] = c;
-			i += len;
-		}
+		k++;
+		i += len;
 	}
 	*np = k;
 	return out;

@@ -44,10 +44,6 @@ char	*ix_fold(const char *s);
  * out. */
 char	*ix_fold_to(const char *s, char *out);
 
-/* Decode one UTF-8 sequence at p (n > 0 bytes left) into *cp: its length,
- * or 0 when the bytes there are not valid UTF-8. */
-size_t	 ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
-
 /* Normalise a relative '/'-separated path lexically: drop "." and empty
  * steps, resolve "..".  Returns a malloc'd path (caller frees), "" for the
  * root itself, or NULL when it is absolute or climbs above the root

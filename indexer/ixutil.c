@@ -149,43 +149,6 @@ ix_loc_init(void)
 	ix_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
-/* Decode one UTF-8 sequence at p (n bytes left); *cp the code point, the
- * return its length, 0 when invalid. */
-size_t
-ix_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		c = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		c = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		c = p[0] & 0x07;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 static uint32_t
 ix_lower(uint32_t c)
 {
@@ -221,7 +184,7 @@ ix_fold_to(const char *s, char *out)
 			n--;
 			continue;
 		}
-		len = ix_utf8_decode(p, n, &c);
+		len = dbp_utf8_decode(p, n, &c);
 		if (len == 0) {
 			*o++ = (char)*p++;
 			n--;
@@ -308,7 +271,7 @@ ix_json_str(struct dbp_buf *b, const char *s)
 		default:
 			break;
 		}
-		k = ix_utf8_decode(p, n, &c);
+		k = dbp_utf8_decode(p, n, &c);
 		if (k == 0) {
 			c = 0xfffd;
 			k = 1;

@@ -270,48 +270,20 @@ static const struct json_range {
 
 /*
  * Decode one code point at s (n bytes left, n > 0) into *cp; returns the
- * bytes used.  Invalid or overlong sequences, surrogates and code points
- * past U+10FFFF read as U+FFFD, one byte at a time.
+ * bytes used.  A byte that does not start a sequence dbp_utf8_decode
+ * accepts (invalid, overlong, cut short, a surrogate, past U+10FFFF)
+ * reads as U+FFFD, one byte at a time.
  */
 static size_t
 json_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	uint32_t c = s[0], min;
-	size_t len, i;
+	size_t len;
 
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
+	if ((len = dbp_utf8_decode(s, n, cp)) == 0) {
+		*cp = JSON_REPLACEMENT;
+		len = 1;
 	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		c &= 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		c &= 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		goto bad;
-	}
-	if (n < len)
-		goto bad;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		goto bad;
-	*cp = c;
 	return len;
-bad:
-	*cp = JSON_REPLACEMENT;
-	return 1;
 }
 
 size_t

@@ -179,6 +179,43 @@ dbp_buf_put_utf8(struct dbp_buf *b, uint32_t cp)
 	return dbp_buf_add(b, u, dbp_utf8_encode(cp, u));
 }
 
+size_t
+dbp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t c, min;
+	size_t len, i;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		c = p[0] & 0x1f;
+		min = 0x80;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		c = p[0] & 0x0f;
+		min = 0x800;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		c = p[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
 int
 dbp_read_file(const char *path, size_t max, char **out, size_t *len,
     struct stat *st, struct dbp_diag *d)

@@ -56,39 +56,20 @@ rpc_stopping(void)
 	return rpc_stop != 0;
 }
 
-/* 1 when p[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+/* 1 when p[0..n) is well-formed UTF-8: sequences dbp_utf8_decode accepts
+ * (no overlongs, no surrogates, nothing past U+10FFFF) end to end. */
 static int
 rpc_utf8_ok(const unsigned char *p, size_t n)
 {
-	size_t i = 0, k, len;
-	unsigned long cp;
+	size_t i = 0, len;
+	uint32_t cp;
 
 	while (i < n) {
 		if (p[i] < 0x80) {
 			i++;
 			continue;
 		}
-		if ((p[i] & 0xe0) == 0xc0) {
-			len = 2;
-			cp = p[i] & 0x1f;
-		} else if ((p[i] & 0xf0) == 0xe0) {
-			len = 3;
-			cp = p[i] & 0x0f;
-		} else if ((p[i] & 0xf8) == 0xf0) {
-			len = 4;
-			cp = p[i] & 0x07;
-		} else
-			return 0;
-		if (n - i < len)
-			return 0;
-		for (k = 1; k < len; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-		    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
+		if ((len = dbp_utf8_decode(p + i, n - i, &cp)) == 0)
 			return 0;
 		i += len;
 	}

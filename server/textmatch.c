@@ -28,43 +28,18 @@ tm_loc_init(void)
 }
 
 /* Decode one UTF-8 sequence at p (n > 0 bytes left): its length, *cp the
- * code point; an invalid byte decodes as itself with length 1. */
+ * code point; a byte that does not start a sequence dbp_utf8_decode
+ * accepts decodes as itself (0x110000 + byte) with length 1. */
 static size_t
 tm_dec(const unsigned char *p, size_t n, uint32_t *cp)
 {
-	uint32_t c;
-	size_t len, i;
+	size_t len;
 
-	if (p[0] < 0x80) {
-		*cp = p[0];
-		return 1;
+	if ((len = dbp_utf8_decode(p, n, cp)) == 0) {
+		*cp = 0x110000 + p[0];	/* outside Unicode: a raw byte */
+		len = 1;
 	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		c = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		c = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		c = p[0] & 0x07;
-	} else
-		goto bad;
-	if (n < len)
-		goto bad;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			goto bad;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		goto bad;
-	*cp = c;
 	return len;
-bad:
-	*cp = 0x110000 + p[0];	/* outside Unicode: a raw byte */
-	return 1;
 }
 
 /* Encode c at o (at least 4 bytes): the length written.  A raw byte

@@ -1,7 +1,7 @@
 /*
  * test_json.c - dbp_json_dump, dbp_pyrepr, dbp_pyrepr_str, dbp_pystr,
  * dbp_json_width and dbp_utf8_chars against what Python prints; the
- * UTF-8 encoder the library shares.
+ * UTF-8 encoder and decoder the library shares.
  *
  * The expected texts are Python 3's json.dumps(v, indent=N) (ensure_ascii),
  * repr(v) and str(v) for the same values, written down as the
@@ -304,6 +304,52 @@ test_utf8_encode(void **state)
 	dbp_buf_release(&b);
 }
 
+/* dbp_utf8_decode: the sequences it takes, and each way one is refused. */
+static void
+test_utf8_decode(void **state)
+{
+	static const struct {
+		const char	*in;
+		size_t		 n;	/* bytes offered */
+		size_t		 len;	/* 0: refused */
+		uint32_t	 cp;
+	} t[] = {
+		{ "\0", 1, 1, 0 }, { "A", 1, 1, 'A' }, { "\x7f", 1, 1, 0x7f },
+		{ "\xc2\x80", 2, 2, 0x80 }, { "\xdf\xbf", 2, 2, 0x7ff },
+		{ "\xe0\xa0\x80", 3, 3, 0x800 },
+		{ "\xed\x9f\xbf", 3, 3, 0xd7ff },
+		{ "\xee\x80\x80", 3, 3, 0xe000 },
+		{ "\xef\xbf\xbf", 3, 3, 0xffff },
+		{ "\xf0\x90\x80\x80", 4, 4, 0x10000 },
+		{ "\xf4\x8f\xbf\xbf", 4, 4, 0x10ffff },
+		/* More bytes than the sequence: only its own are read. */
+		{ "\xc3\xa9z", 3, 2, 0xe9 },
+		/* A stray continuation byte; leads that start nothing. */
+		{ "\x80", 1, 0, 0 }, { "\xbf", 1, 0, 0 },
+		{ "\xc0\x80", 2, 0, 0 }, { "\xc1\xbf", 2, 0, 0 },
+		{ "\xf5\x80\x80\x80", 4, 0, 0 }, { "\xff", 1, 0, 0 },
+		/* Overlong forms. */
+		{ "\xe0\x9f\xbf", 3, 0, 0 }, { "\xf0\x8f\xbf\xbf", 4, 0, 0 },
+		/* Surrogates, and past U+10FFFF. */
+		{ "\xed\xa0\x80", 3, 0, 0 }, { "\xed\xbf\xbf", 3, 0, 0 },
+		{ "\xf4\x90\x80\x80", 4, 0, 0 },
+		/* Cut short by n, or by a byte that does not continue it. */
+		{ "\xc3\xa9", 1, 0, 0 }, { "\xe2\x82\xac", 2, 0, 0 },
+		{ "\xf0\x9f\x98\x80", 3, 0, 0 }, { "\xe2\x82z", 3, 0, 0 },
+		{ "\xf0\x9f\x98\xc0", 4, 0, 0 },
+	};
+	size_t i;
+	uint32_t cp;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cp = 0xdeadbeef;
+		assert_int_equal(dbp_utf8_decode((const unsigned char *)t[i].in,
+		    t[i].n, &cp), t[i].len);
+		assert_int_equal(cp, t[i].len == 0 ? 0xdeadbeef : t[i].cp);
+	}
+}
+
 int
 main(void)
 {
@@ -317,6 +363,7 @@ main(void)
 		cmocka_unit_test(test_pystr),
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_utf8_encode),
+		cmocka_unit_test(test_utf8_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
