@@ -130,6 +130,32 @@ md_end(struct mdw *w)
 	dbp_buf_init(&w->b, DBP_MAX_FILE_BYTES);
 }
 
+/* Open a section: its title line, then a blank line. */
+static void
+md_heading(struct mdw *w, const char *title)
+{
+	md_sect(w);
+	dbp_buf_adds(&w->b, title);
+	md_end(w);
+	dbp_buf_adds(&w->b, "");
+	md_end(w);
+}
+
+/* A table's header row head ("| A | B |") and its rule ("| --- | --- |"),
+ * a cell of the rule for each "|" of head after the first. */
+static void
+md_thead(struct mdw *w, const char *head)
+{
+	const char *p;
+
+	dbp_buf_adds(&w->b, head);
+	md_end(w);
+	for (p = strchr(head, '|'); (p = strchr(p + 1, '|')) != NULL; )
+		dbp_buf_adds(&w->b, "| --- ");
+	dbp_buf_adds(&w->b, "|");
+	md_end(w);
+}
+
 /* Add s as lines (one per line of s; trailing newlines dropped). */
 static void
 md_text(struct mdw *w, const char *s)
@@ -231,10 +257,26 @@ md_null_share(struct ctx *x, const cJSON *col, struct dbp_buf *b)
 /* ------------------------------------------------------------------ */
 /* Header */
 
-static const char *const md_kinds[CTX_NKINDS] = {
+/* Artifact k's name; md_kinds[CTX_NKINDS] is the manifest annotations
+ * file, which has no kind of its own. */
+static const char *const md_kinds[CTX_NKINDS + 1] = {
 	"ddl", "statistics", "relationships", "description",
-	"statistics_annotations", "relationships_annotations"
+	"statistics_annotations", "relationships_annotations",
+	"manifest_annotations"
 };
+
+/* The status of artifact k (CTX_NKINDS: the manifest annotations file)
+ * when it is declared, on disk and failed to parse; NULL otherwise. */
+static const char *
+md_unreadable(const struct ctx *x, int k)
+{
+	const char *st = k < CTX_NKINDS ? x->art[k].status : x->ma_status;
+
+	if ((k < CTX_NKINDS && !x->art[k].declared) || st == NULL ||
+	    strcmp(st, "ok") == 0 || strcmp(st, "absent") == 0)
+		return NULL;
+	return st;
+}
 
 static void
 md_header(struct mdw *w)
@@ -281,31 +323,23 @@ md_header(struct mdw *w)
 		md_end(w);
 	}
 	for (n = 0, k = 0; k <= CTX_NKINDS; k++) {
-		const char *st = k < CTX_NKINDS ? x->art[k].status :
-		    x->ma_status;
-
-		if ((k < CTX_NKINDS && !x->art[k].declared) || st == NULL ||
-		    strcmp(st, "ok") == 0 || strcmp(st, "absent") == 0)
+		if (md_unreadable(x, k) == NULL)
 			continue;
 		dbp_buf_addf(&w->b, "%s%s", n++ ? ", " : "Unreadable: ",
-		    k < CTX_NKINDS ? md_kinds[k] : "manifest_annotations");
+		    md_kinds[k]);
 	}
 	if (n > 0) {
 		md_term(w, "label:unreadable");
 		dbp_buf_adds(&w->b, " (present on disk, failed to parse)");
 		md_end(w);
 		for (k = 0; k <= CTX_NKINDS; k++) {
-			const char *st = k < CTX_NKINDS ? x->art[k].status :
-			    x->ma_status;
+			const char *st = md_unreadable(x, k);
 			const char *er = k < CTX_NKINDS ? x->art[k].error :
 			    x->ma_error;
 
-			if ((k < CTX_NKINDS && !x->art[k].declared) ||
-			    st == NULL || strcmp(st, "ok") == 0 ||
-			    strcmp(st, "absent") == 0)
+			if (st == NULL)
 				continue;
-			dbp_buf_addf(&w->b, "> %s: ", k < CTX_NKINDS ?
-			    md_kinds[k] : "manifest_annotations");
+			dbp_buf_addf(&w->b, "> %s: ", md_kinds[k]);
 			md_one(w, er != NULL ? er : st);
 			md_end(w);
 		}
@@ -405,11 +439,7 @@ md_ddl(struct mdw *w)
 {
 	if (w->x->ddl == NULL)
 		return;
-	md_sect(w);
-	dbp_buf_adds(&w->b, "## DDL");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## DDL");
 	dbp_buf_adds(&w->b, "```sql");
 	md_end(w);
 	md_text(w, w->x->ddl);
@@ -422,12 +452,27 @@ md_conn_notes(struct mdw *w)
 {
 	if (!w->x->inc_annot || w->x->conn_notes == NULL)
 		return;
-	md_sect(w);
-	dbp_buf_adds(&w->b, "## Connection notes");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## Connection notes");
 	md_text(w, w->x->conn_notes);
+}
+
+/* " (path a.b)" for a non-empty path (an array of keys). */
+static void
+md_path(struct mdw *w, const cJSON *path)
+{
+	const cJSON *node;
+
+	if (cJSON_GetArraySize(path) == 0)
+		return;
+	md_term(w, "label:path");
+	dbp_buf_adds(&w->b, " (path ");
+	cJSON_ArrayForEach(node, path) {
+		if (node != path->child)
+			dbp_buf_addc(&w->b, '.');
+		if (cJSON_IsString(node))
+			dbp_buf_adds(&w->b, node->valuestring);
+	}
+	dbp_buf_addc(&w->b, ')');
 }
 
 /* One edge line (Joins, Relationships); designate: append the null
@@ -443,33 +488,11 @@ md_edge(struct mdw *w, const struct ctx_edge *g, int nulls, int observed)
 
 	dbp_buf_adds(&w->b, "- ");
 	ctx_cols(&w->b, g->cols);
-	v = g->incoming ? g->tpath : g->path;
-	if (cJSON_GetArraySize(v) > 0) {
-		md_term(w, "label:path");
-		dbp_buf_adds(&w->b, " (path ");
-		cJSON_ArrayForEach(node, v) {
-			if (node != v->child)
-				dbp_buf_addc(&w->b, '.');
-			if (cJSON_IsString(node))
-				dbp_buf_adds(&w->b, node->valuestring);
-		}
-		dbp_buf_addc(&w->b, ')');
-	}
+	md_path(w, g->incoming ? g->tpath : g->path);
 	md_term(w, g->incoming ? "label:referenced" : "label:refers");
 	dbp_buf_addf(&w->b, " %s %s.", g->incoming ? "<-" : "->", g->table);
 	ctx_cols(&w->b, g->ocols);
-	v = g->incoming ? g->path : g->tpath;
-	if (cJSON_GetArraySize(v) > 0) {
-		md_term(w, "label:path");
-		dbp_buf_adds(&w->b, " (path ");
-		cJSON_ArrayForEach(node, v) {
-			if (node != v->child)
-				dbp_buf_addc(&w->b, '.');
-			if (cJSON_IsString(node))
-				dbp_buf_adds(&w->b, node->valuestring);
-		}
-		dbp_buf_addc(&w->b, ')');
-	}
+	md_path(w, g->incoming ? g->path : g->tpath);
 	md_term2(w, "detection", g->detection);
 	dbp_buf_addf(&w->b, " (%s)", g->detection);
 	k = ctx_edge_nulls(x, g, &rate, &node);
@@ -649,11 +672,7 @@ md_values(struct mdw *w, struct md_q *q)
 
 	if (x->stats == NULL)
 		return;
-	md_sect(w);
-	dbp_buf_adds(&w->b, "## Column values");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## Column values");
 	cols = cJSON_GetObjectItemCaseSensitive(x->stats, "columns");
 	cJSON_ArrayForEach(c, cols) {
 		if (c->string == NULL || !cJSON_IsObject(c))
@@ -667,12 +686,8 @@ md_values(struct mdw *w, struct md_q *q)
 				md_term(w, "label:values");
 				md_term(w, "label:coverage");
 				md_term(w, "label:nulls");
-				dbp_buf_adds(&w->b, "| Column | Values | "
-				    "Coverage | Nulls |");
-				md_end(w);
-				dbp_buf_adds(&w->b,
-				    "| --- | --- | --- | --- |");
-				md_end(w);
+				md_thead(w, "| Column | Values | Coverage | "
+				    "Nulls |");
 				header = 1;
 			}
 			md_vrow_line(w, &r, c->string, 0);
@@ -693,12 +708,8 @@ md_values(struct mdw *w, struct md_q *q)
 			}
 			if (r.kind != CTX_V_NONE) {
 				if (!header) {
-					dbp_buf_adds(&w->b, "| Column | Values "
-					    "| Coverage | Nulls |");
-					md_end(w);
-					dbp_buf_adds(&w->b,
-					    "| --- | --- | --- | --- |");
-					md_end(w);
+					md_thead(w, "| Column | Values | "
+					    "Coverage | Nulls |");
 					header = 1;
 				}
 				md_vrow_line(w, &r, c->string, 1);
@@ -781,11 +792,7 @@ md_joins(struct mdw *w, unsigned char *nulls)
 
 	if (!x->inc_rel || x->relv == NULL)
 		return;
-	md_sect(w);
-	dbp_buf_adds(&w->b, "## Joins");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## Joins");
 	for (i = 0; i < x->nedges; i++)
 		md_edge(w, &x->edges[i], nulls[i], 0);
 	if (x->nedges == 0)
@@ -852,11 +859,7 @@ md_dictionary(struct mdw *w)
 		if (note == NULL && !has_vnote && inh == NULL)
 			continue;
 		if (!any) {
-			md_sect(w);
-			dbp_buf_adds(&w->b, "## Data dictionary");
-			md_end(w);
-			dbp_buf_adds(&w->b, "");
-			md_end(w);
+			md_heading(w, "## Data dictionary");
 			any = 1;
 		}
 		if (note != NULL || has_vnote) {
@@ -961,11 +964,7 @@ md_annotations(struct mdw *w)
 		    "values")) == 0)
 			continue;
 		if (!any) {
-			md_sect(w);
-			dbp_buf_adds(&w->b, "## Annotations");
-			md_end(w);
-			dbp_buf_adds(&w->b, "");
-			md_end(w);
+			md_heading(w, "## Annotations");
 			any = 1;
 		}
 		dbp_buf_addf(&w->b, "- %s: ", a->string);
@@ -989,11 +988,7 @@ md_annotations(struct mdw *w)
 	}
 	cJSON_ArrayForEach(e, g) {
 		if (!any) {
-			md_sect(w);
-			dbp_buf_adds(&w->b, "## Annotations");
-			md_end(w);
-			dbp_buf_adds(&w->b, "");
-			md_end(w);
+			md_heading(w, "## Annotations");
 			any = 1;
 		}
 		md_term(w, "label:grain");
@@ -1201,13 +1196,45 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 	return dbp_buf_take(&cell);
 }
 
+/* The Type and Class cells of a column or part o's table row. */
+static void
+md_type_class(struct mdw *w, const cJSON *o)
+{
+	const char *s;
+
+	dbp_buf_adds(&w->b, " | ");
+	md_cell(w, md_str(o, "sql_type") ? md_str(o, "sql_type") : "");
+	dbp_buf_adds(&w->b, " | ");
+	if ((s = md_str(o, "classification")) != NULL) {
+		md_term2(w, "classification", s);
+		md_cell(w, s);
+	}
+}
+
+/* The Notes cell of o (part: o is a column part), which ends its table
+ * row.  0, or -1 on OOM (w->oom set, the row left unended). */
+static int
+md_notes_cell(struct mdw *w, const cJSON *o, int part)
+{
+	char *notes;
+
+	dbp_buf_adds(&w->b, " | ");
+	if ((notes = md_notes(w, o, part)) == NULL) {
+		w->oom = 1;
+		return -1;
+	}
+	md_cell(w, notes);
+	free(notes);
+	dbp_buf_adds(&w->b, " |");
+	md_end(w);
+	return 0;
+}
+
 static void
 md_cardinality(struct mdw *w)
 {
 	struct ctx *x = w->x;
 	const cJSON *cols, *c, *v;
-	const char *s;
-	char *notes;
 	int catalog;
 
 	if (!x->inc_stats || x->stats == NULL)
@@ -1215,62 +1242,35 @@ md_cardinality(struct mdw *w)
 	cols = cJSON_GetObjectItemCaseSensitive(x->stats, "columns");
 	catalog = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x->stats,
 	    "catalog_only"));
-	md_sect(w);
 	if (catalog) {
 		md_term(w, "label:catalog_only");
-		dbp_buf_adds(&w->b, "## Columns (not queried)");
-		md_end(w);
-		dbp_buf_adds(&w->b, "");
-		md_end(w);
+		md_heading(w, "## Columns (not queried)");
 		md_term(w, "label:sql_type");
 		md_term(w, "label:class");
-		dbp_buf_adds(&w->b, "| Column | Type | Class | Nullable |");
-		md_end(w);
-		dbp_buf_adds(&w->b, "| --- | --- | --- | --- |");
-		md_end(w);
+		md_thead(w, "| Column | Type | Class | Nullable |");
 		cJSON_ArrayForEach(c, cols) {
 			dbp_buf_adds(&w->b, "| ");
 			md_cell(w, c->string != NULL ? c->string : "");
-			dbp_buf_adds(&w->b, " | ");
-			md_cell(w, md_str(c, "sql_type") ? md_str(c,
-			    "sql_type") : "");
-			dbp_buf_adds(&w->b, " | ");
-			if ((s = md_str(c, "classification")) != NULL) {
-				md_term2(w, "classification", s);
-				md_cell(w, s);
-			}
+			md_type_class(w, c);
 			dbp_buf_addf(&w->b, " | %s |", ctx_nullable(c) ?
 			    "yes" : "no");
 			md_end(w);
 		}
 		return;
 	}
-	dbp_buf_adds(&w->b, "## Cardinality & key columns");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## Cardinality & key columns");
 	md_term(w, "label:sql_type");
 	md_term(w, "label:class");
 	md_term(w, "label:distinct");
 	md_term(w, "label:nulls");
 	md_term(w, "label:notes");
-	dbp_buf_adds(&w->b, "| Column | Type | Class | Distinct | Nulls | "
-	    "Notes |");
-	md_end(w);
-	dbp_buf_adds(&w->b, "| --- | --- | --- | --- | --- | --- |");
-	md_end(w);
+	md_thead(w, "| Column | Type | Class | Distinct | Nulls | Notes |");
 	cJSON_ArrayForEach(c, cols) {
 		if (!cJSON_IsObject(c))
 			continue;
 		dbp_buf_adds(&w->b, "| ");
 		md_cell(w, c->string != NULL ? c->string : "");
-		dbp_buf_adds(&w->b, " | ");
-		md_cell(w, md_str(c, "sql_type") ? md_str(c, "sql_type") : "");
-		dbp_buf_adds(&w->b, " | ");
-		if ((s = md_str(c, "classification")) != NULL) {
-			md_term2(w, "classification", s);
-			md_cell(w, s);
-		}
+		md_type_class(w, c);
 		dbp_buf_adds(&w->b, " | ");
 		v = cJSON_GetObjectItemCaseSensitive(c, "cardinality");
 		if (v != NULL)
@@ -1279,15 +1279,8 @@ md_cardinality(struct mdw *w)
 		if (ctx_nullable(c) && md_null_share(x, c, &w->b) &&
 		    x->scoped)
 			md_term(w, "label:over_scanned");
-		dbp_buf_adds(&w->b, " | ");
-		if ((notes = md_notes(w, c, 0)) == NULL) {
-			w->oom = 1;
+		if (md_notes_cell(w, c, 0) == -1)
 			return;
-		}
-		md_cell(w, notes);
-		free(notes);
-		dbp_buf_adds(&w->b, " |");
-		md_end(w);
 	}
 }
 
@@ -1308,11 +1301,7 @@ md_null_patterns(struct mdw *w)
 		if (cJSON_GetArraySize(cols) < 2)
 			continue;
 		if (!any) {
-			md_sect(w);
-			dbp_buf_adds(&w->b, "## Columns null on the same rows");
-			md_end(w);
-			dbp_buf_adds(&w->b, "");
-			md_end(w);
+			md_heading(w, "## Columns null on the same rows");
 			any = 1;
 		}
 		md_term(w, "label:null_together");
@@ -1333,11 +1322,7 @@ md_relationships(struct mdw *w)
 
 	if (!x->inc_rel || x->relv == NULL)
 		return;
-	md_sect(w);
-	dbp_buf_adds(&w->b, "## Relationships");
-	md_end(w);
-	dbp_buf_adds(&w->b, "");
-	md_end(w);
+	md_heading(w, "## Relationships");
 	for (i = 0; i < x->nedges; i++)
 		md_edge(w, &x->edges[i], 0, 1);
 	if (x->nedges == 0)
@@ -1349,8 +1334,6 @@ md_parts(struct mdw *w)
 {
 	struct ctx *x = w->x;
 	const cJSON *c, *p, *v;
-	const char *s;
-	char *notes;
 	int any = 0;
 
 	if (!x->inc_stats || x->stats == NULL)
@@ -1362,48 +1345,26 @@ md_parts(struct mdw *w)
 			if (!cJSON_IsObject(p) || p->string == NULL)
 				continue;
 			if (!any) {
-				md_sect(w);
 				md_term(w, "label:parts");
-				dbp_buf_adds(&w->b, "## Column parts");
-				md_end(w);
-				dbp_buf_adds(&w->b, "");
-				md_end(w);
+				md_heading(w, "## Column parts");
 				md_term(w, "label:sql_type");
 				md_term(w, "label:class");
 				md_term(w, "label:occurrences");
 				md_term(w, "label:notes");
-				dbp_buf_adds(&w->b, "| Part | Type | Class | "
+				md_thead(w, "| Part | Type | Class | "
 				    "Occurrences | Notes |");
-				md_end(w);
-				dbp_buf_adds(&w->b,
-				    "| --- | --- | --- | --- | --- |");
-				md_end(w);
 				any = 1;
 			}
 			dbp_buf_adds(&w->b, "| ");
 			md_cell(w, c->string);
 			md_cell(w, p->string);
-			dbp_buf_adds(&w->b, " | ");
-			md_cell(w, md_str(p, "sql_type") ? md_str(p,
-			    "sql_type") : "");
-			dbp_buf_adds(&w->b, " | ");
-			if ((s = md_str(p, "classification")) != NULL) {
-				md_term2(w, "classification", s);
-				md_cell(w, s);
-			}
+			md_type_class(w, p);
 			dbp_buf_adds(&w->b, " | ");
 			v = cJSON_GetObjectItemCaseSensitive(p, "occurrences");
 			if (v != NULL)
 				md_num(&w->b, v);
-			dbp_buf_adds(&w->b, " | ");
-			if ((notes = md_notes(w, p, 1)) == NULL) {
-				w->oom = 1;
+			if (md_notes_cell(w, p, 1) == -1)
 				return;
-			}
-			md_cell(w, notes);
-			free(notes);
-			dbp_buf_adds(&w->b, " |");
-			md_end(w);
 		}
 	}
 }
@@ -1417,11 +1378,7 @@ md_profile(struct mdw *w)
 	md_ddl(w);
 	if (x->inc_desc && x->description != NULL &&
 	    x->description[strspn(x->description, " \t\r\n")] != '\0') {
-		md_sect(w);
-		dbp_buf_adds(&w->b, "## Description");
-		md_end(w);
-		dbp_buf_adds(&w->b, "");
-		md_end(w);
+		md_heading(w, "## Description");
 		md_text(w, x->description);
 	}
 	md_annotations(w);
