@@ -77,8 +77,13 @@ rv_dup(sqlite3_stmt *st, int i)
 	return t == NULL ? NULL : strdup(t);
 }
 
+/* The columns of column_values a payload is read from; a query adds its
+ * WHERE. */
+#define RV_PAYLOAD_SQL	"SELECT ord, value, count, note, spelling_of, " \
+	"text, fold FROM column_values"
+
 /* The payload {value, count, [note], [spelling_of]} of a row selected
- * as (ord, value, count, note, spelling_of, text, fold). */
+ * by RV_PAYLOAD_SQL: (ord, value, count, note, spelling_of, text, fold). */
 static cJSON *
 rv_payload(sqlite3_stmt *st)
 {
@@ -429,13 +434,34 @@ rv_rows(struct rv *r, sqlite3_stmt *st, cJSON *arr)
 	return rc == SQLITE_DONE ? 0 : rv_dberr(r);
 }
 
+/* Prepare *os, when not yet done, as the row of one list position
+ * selected as rv_payload reads it.  0, or -1 (the call failed). */
 static int
-rv_stored(struct rv *r, cJSON *arr)
+rv_prep_ord(struct rv *r, sqlite3_stmt **os)
 {
-	static const char sql[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values "
-	    "INDEXED BY column_values_by_fold WHERE column_id = ?1 "
-	    "AND fold = ?2 ORDER BY ord";
+	static const char sql_ord[] = RV_PAYLOAD_SQL " WHERE column_id = ?1 "
+	    "AND ord = ?2";
+
+	if (*os == NULL && sqlite3_prepare_v2(r->c->conn->db, sql_ord, -1, os,
+	    NULL) != SQLITE_OK)
+		return rv_dberr(r);
+	return 0;
+}
+
+/* Point os (from rv_prep_ord) at list position ord of the column. */
+static void
+rv_at_ord(struct rv *r, sqlite3_stmt *os, int ord)
+{
+	sqlite3_reset(os);
+	sqlite3_bind_int64(os, 1, r->col.id);
+	sqlite3_bind_int(os, 2, ord);
+}
+
+/* Append to arr the payloads of the rows sql selects for the column
+ * (?1), ?2 bound to fold when it is not NULL. */
+static int
+rv_select(struct rv *r, const char *sql, const char *fold, cJSON *arr)
+{
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -443,10 +469,21 @@ rv_stored(struct rv *r, cJSON *arr)
 	    SQLITE_OK)
 		return rv_dberr(r);
 	sqlite3_bind_int64(st, 1, r->col.id);
-	sqlite3_bind_text(st, 2, r->fold, -1, SQLITE_STATIC);
+	if (fold != NULL)
+		sqlite3_bind_text(st, 2, fold, -1, SQLITE_STATIC);
 	rc = rv_rows(r, st, arr);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+static int
+rv_stored(struct rv *r, cJSON *arr)
+{
+	static const char sql[] = RV_PAYLOAD_SQL " INDEXED BY "
+	    "column_values_by_fold WHERE column_id = ?1 AND fold = ?2 "
+	    "ORDER BY ord";
+
+	return rv_select(r, sql, r->fold, arr);
 }
 
 static int
@@ -511,9 +548,6 @@ rv_definition(struct rv *r, cJSON *arr)
 	    "fold = ?2 AND text = ?3";
 	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
 	    "column_id = ?1 AND text IS NULL";
-	static const char sql_ord[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values WHERE "
-	    "column_id = ?1 AND ord = ?2";
 	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
 	struct rv_vnote *vn = NULL, *t;
 	char *nf, *kf;
@@ -590,14 +624,12 @@ rv_definition(struct rv *r, cJSON *arr)
 	}
 	if (no > 1)
 		qsort(ords, no, sizeof(*ords), rv_cmp_int);
-	if (sqlite3_prepare_v2(db, sql_ord, -1, &os, NULL) != SQLITE_OK)
-		goto dberr;
+	if (rv_prep_ord(r, &os) == -1)
+		goto out;
 	for (i = 0; i < no; i++) {
 		if (i > 0 && ords[i] == ords[i - 1])
 			continue;
-		sqlite3_reset(os);
-		sqlite3_bind_int64(os, 1, r->col.id);
-		sqlite3_bind_int(os, 2, ords[i]);
+		rv_at_ord(r, os, ords[i]);
 		if (rv_rows(r, os, arr) == -1)
 			goto out;
 	}
@@ -744,21 +776,6 @@ rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
 	return 0;
 }
 
-/* Prepare *os, when not yet done, as the row of one list position
- * selected as rv_payload reads it.  0, or -1 (the call failed). */
-static int
-rv_prep_ord(struct rv *r, sqlite3_stmt **os)
-{
-	static const char sql_ord[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values WHERE "
-	    "column_id = ?1 AND ord = ?2";
-
-	if (*os == NULL && sqlite3_prepare_v2(r->c->conn->db, sql_ord, -1, os,
-	    NULL) != SQLITE_OK)
-		return rv_dberr(r);
-	return 0;
-}
-
 /*
  * nearest over a long list: every value holding one of the text's
  * trigrams is met in their posting lists, which carry each value's own
@@ -843,9 +860,7 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
 	for (k = 0; k < m; k++) {
 		const char *t;
 
-		sqlite3_reset(*os);
-		sqlite3_bind_int64(*os, 1, r->col.id);
-		sqlite3_bind_int(*os, 2, cand[k].ord);
+		rv_at_ord(r, *os, cand[k].ord);
 		if (sqlite3_step(*os) != SQLITE_ROW)
 			goto dberr;
 		t = (const char *)sqlite3_column_text(*os, 5);
@@ -928,9 +943,7 @@ rv_nearest(struct rv *r, cJSON *arr)
 	if (ntop > 0 && rv_prep_ord(r, &os) == -1)
 		goto out;
 	for (i = 0; i < ntop; i++) {
-		sqlite3_reset(os);
-		sqlite3_bind_int64(os, 1, r->col.id);
-		sqlite3_bind_int(os, 2, top[i].ord);
+		rv_at_ord(r, os, top[i].ord);
 		if (sqlite3_step(os) != SQLITE_ROW)
 			goto dberr;
 		if ((p = rv_payload(os)) == NULL)
@@ -959,19 +972,10 @@ out:
 static int
 rv_domain(struct rv *r, cJSON *arr)
 {
-	static const char sql[] = "SELECT ord, value, count, note, "
-	    "spelling_of, text, fold FROM column_values WHERE column_id = ?1 "
+	static const char sql[] = RV_PAYLOAD_SQL " WHERE column_id = ?1 "
 	    "ORDER BY ord";
-	sqlite3_stmt *st = NULL;
-	int rc;
 
-	if (sqlite3_prepare_v2(r->c->conn->db, sql, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return rv_dberr(r);
-	sqlite3_bind_int64(st, 1, r->col.id);
-	rc = rv_rows(r, st, arr);
-	sqlite3_finalize(st);
-	return rc;
+	return rv_select(r, sql, NULL, arr);
 }
 
 /* table, column, [part], text: the head of every reply. */
