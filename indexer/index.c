@@ -77,6 +77,8 @@ struct ox_file {
 	char		*buf;
 	size_t		 len;
 	cJSON		*doc;		/* parsed, when status is ok */
+	struct ix_arena	 arena;		/* doc's nodes, when the one-pass
+					 * parser read it (ox_doc_free) */
 	char		*docjson;
 	const char	*status;
 	char		*error;
@@ -482,6 +484,17 @@ ox_load_old(struct ox_run *r)
 	return 0;
 }
 
+/* Free f's document, however it was built. */
+static void
+ox_doc_free(struct ox_file *f)
+{
+	if (f->arena.chunks != NULL)
+		ix_arena_free(&f->arena);
+	else
+		cJSON_Delete(f->doc);
+	f->doc = NULL;
+}
+
 static void
 ox_table_free(struct ox_table *t)
 {
@@ -495,7 +508,7 @@ ox_table_free(struct ox_table *t)
 		free(TF(t, k).rel);
 		free(TF(t, k).file);
 		free(TF(t, k).buf);
-		cJSON_Delete(TF(t, k).doc);
+		ox_doc_free(&TF(t, k));
 		free(TF(t, k).docjson);
 		free(TF(t, k).error);
 	}
@@ -741,22 +754,30 @@ ox_compact(const cJSON *doc)
 	return dbp_buf_take(&b);
 }
 
-/* Remove each column's (and part's) sketch from a statistics document. */
+/* Remove each column's (and part's) sketch from a statistics document;
+ * free what is removed when the tree is malloc'd (heap), else leave it to
+ * the tree's arena. */
 static void
-ox_strip_sketch(cJSON *doc)
+ox_strip_sketch(cJSON *doc, int heap)
 {
-	cJSON *cols, *c, *parts, *p;
+	cJSON *cols, *c, *parts, *p, *gone;
 
 	cols = cJSON_GetObjectItemCaseSensitive(doc, "columns");
 	cJSON_ArrayForEach(c, (cJSON_IsObject(cols) ? cols : NULL)) {
 		if (!cJSON_IsObject(c))
 			continue;
-		cJSON_DeleteItemFromObjectCaseSensitive(c, "sketch");
+		gone = cJSON_DetachItemFromObjectCaseSensitive(c, "sketch");
+		if (heap)
+			cJSON_Delete(gone);
 		parts = cJSON_GetObjectItemCaseSensitive(c, "parts");
-		cJSON_ArrayForEach(p, (cJSON_IsObject(parts) ? parts : NULL))
-			if (cJSON_IsObject(p))
-				cJSON_DeleteItemFromObjectCaseSensitive(p,
-				    "sketch");
+		cJSON_ArrayForEach(p, (cJSON_IsObject(parts) ? parts : NULL)) {
+			if (!cJSON_IsObject(p))
+				continue;
+			gone = cJSON_DetachItemFromObjectCaseSensitive(p,
+			    "sketch");
+			if (heap)
+				cJSON_Delete(gone);
+		}
 	}
 }
 
@@ -834,7 +855,7 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	f->status = "ok";
 	if (!ix_kinds[f->kind].yaml)
 		return;
-	f->doc = dbp_ydoc_parse(f->buf, f->len, &d);
+	f->doc = ix_ydoc_parse_arena(f->buf, f->len, &f->arena, &d);
 	if (f->doc == NULL) {
 		f->status = "parse_error";
 		f->error = ox_msg("%s: YAML parse error: %s", abs, d.msg);
@@ -851,12 +872,10 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 		    abs, d.msg);
 	}
 	if (f->kind == IX_STATS)
-		ox_strip_sketch(f->doc);
+		ox_strip_sketch(f->doc, f->arena.chunks == NULL);
 	f->docjson = ox_compact(f->doc);
-	if (strcmp(f->status, "ok") != 0) {
-		cJSON_Delete(f->doc);
-		f->doc = NULL;
-	}
+	if (strcmp(f->status, "ok") != 0)
+		ox_doc_free(f);
 	free(f->buf);	/* the text is no longer needed */
 	f->buf = NULL;
 }
@@ -1501,8 +1520,7 @@ ox_release_job(struct ox_table *t)
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
 		free(TF(t, k).buf);
 		TF(t, k).buf = NULL;
-		cJSON_Delete(TF(t, k).doc);
-		TF(t, k).doc = NULL;
+		ox_doc_free(&TF(t, k));
 		free(TF(t, k).docjson);
 		TF(t, k).docjson = NULL;
 	}
@@ -1865,7 +1883,7 @@ ox_run_free(struct ox_run *r)
 		free(r->cf[k].rel);
 		free(r->cf[k].file);
 		free(r->cf[k].buf);
-		cJSON_Delete(r->cf[k].doc);
+		ox_doc_free(&r->cf[k]);
 		free(r->cf[k].docjson);
 		free(r->cf[k].error);
 	}

@@ -78,6 +78,32 @@ int	 ix_map_reserve(struct ix_map *m, size_t n);
 /* Free keys and tables (not the values). */
 void	 ix_map_free(struct ix_map *m);
 
+/*
+ * An arena: many small allocations freed at once.  A parsed print file's
+ * tree lives in one (ix_ydoc_parse_arena), so freeing it is a few free()
+ * calls instead of a walk over every node, and building it a pointer bump
+ * per node.  Chunks double from IX_ARENA_FIRST to IX_ARENA_LAST bytes (a
+ * larger request gets a chunk of its own).  A zeroed struct is an empty
+ * arena; ix_arena_free releases every chunk and leaves it empty.
+ */
+#define IX_ARENA_ALIGN	16
+#define IX_ARENA_FIRST	(4 * 1024)
+#define IX_ARENA_LAST	(256 * 1024)
+
+struct ix_arena {
+	struct ix_chunk	*chunks;	/* newest first */
+	char		*p, *end;	/* free space of the newest */
+	size_t		 next_size;
+};
+
+/* n bytes aligned to IX_ARENA_ALIGN, owned by the arena; NULL on OOM. */
+void	*ix_arena_alloc(struct ix_arena *a, size_t n);
+/* The same, zeroed. */
+void	*ix_arena_zalloc(struct ix_arena *a, size_t n);
+/* A copy of s in the arena; NULL on OOM. */
+char	*ix_arena_strdup(struct ix_arena *a, const char *s);
+void	 ix_arena_free(struct ix_arena *a);
+
 /* Called by dbp_index_update, when set, as tables are written: done of
  * total (index.c; main.c sets it for its progress bar). */
 extern void	(*dbp_index_progress)(long done, long total);
@@ -89,6 +115,16 @@ extern void	(*dbp_index_progress)(long done, long total);
  * then construct), never the one-pass path it tries first.  Same
  * contract as dbp_ydoc_parse. */
 cJSON	*ix_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d);
+/*
+ * dbp_ydoc_parse with the tree's nodes and strings in arena a (empty on
+ * entry) when the one-pass path reads the document; when the exact path
+ * has to, the tree is malloc'd as dbp_ydoc_parse's and a stays empty.  So:
+ * a tree with a->chunks set is freed by ix_arena_free(a) alone and must
+ * never reach cJSON_Delete or a cJSON call that frees or reallocates a
+ * member (detach instead); one without is freed by cJSON_Delete.
+ */
+cJSON	*ix_ydoc_parse_arena(const char *buf, size_t len, struct ix_arena *a,
+	    struct dbp_diag *d);
 /* dbp_float_repr with its digits found by bisection alone. */
 char	*ix_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX]);
 

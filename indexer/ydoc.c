@@ -30,6 +30,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,6 +101,8 @@ struct ydoc {
 	struct ynode	 *stack[DBP_MAX_DEPTH];
 	int		  depth;
 	long		  naliases;
+	struct ix_arena	 *arena;	/* where the one-pass tree goes, or NULL:
+					 * malloc (cJSON_Create*) */
 };
 
 /* A pair of a flattened mapping. */
@@ -455,18 +458,73 @@ dbp_num_text(const cJSON *n)
 	return buf;
 }
 
-/* A number node spelled text, of value v.  NULL on OOM. */
+/* A node of type t (cJSON_NULL, cJSON_True, cJSON_False, cJSON_Array,
+ * cJSON_Object) in y's arena, or from cJSON when it has none.  NULL on
+ * OOM. */
 static cJSON *
-ydoc_number(double v, const char *text)
+ydoc_jnode(struct ydoc *y, int t)
 {
 	cJSON *n;
 
-	/* cJSON_CreateNumber(NaN) would cast NaN to int: undefined. */
-	if ((n = cJSON_CreateNumber(isnan(v) ? 0 : v)) == NULL)
+	if (y->arena != NULL) {
+		if ((n = ix_arena_zalloc(y->arena, sizeof(*n))) != NULL)
+			n->type = t;
+		return n;
+	}
+	switch (t) {
+	case cJSON_NULL:
+		return cJSON_CreateNull();
+	case cJSON_True:
+		return cJSON_CreateTrue();
+	case cJSON_False:
+		return cJSON_CreateFalse();
+	case cJSON_Array:
+		return cJSON_CreateArray();
+	default:
+		return cJSON_CreateObject();
+	}
+}
+
+/* A copy of s in y's arena, else malloc'd.  NULL on OOM. */
+static char *
+ydoc_strdup(struct ydoc *y, const char *s)
+{
+	return y->arena != NULL ? ix_arena_strdup(y->arena, s) : strdup(s);
+}
+
+/* A string node holding a copy of s.  NULL on OOM. */
+static cJSON *
+ydoc_string(struct ydoc *y, const char *s)
+{
+	cJSON *n;
+
+	if (y->arena == NULL)
+		return cJSON_CreateString(s);
+	if ((n = ydoc_jnode(y, cJSON_String)) != NULL &&
+	    (n->valuestring = ydoc_strdup(y, s)) == NULL)
+		n = NULL;
+	return n;
+}
+
+/* A number node spelled text, of value v.  NULL on OOM. */
+static cJSON *
+ydoc_number(struct ydoc *y, double v, const char *text)
+{
+	cJSON *n;
+
+	if (y->arena != NULL) {
+		if ((n = ydoc_jnode(y, cJSON_Number)) == NULL)
+			return NULL;
+		/* valueint as cJSON_CreateNumber sets it (NaN: 0) */
+		n->valueint = isnan(v) ? 0 : v >= INT_MAX ? INT_MAX :
+		    v <= (double)INT_MIN ? INT_MIN : (int)v;
+	} else if ((n = cJSON_CreateNumber(isnan(v) ? 0 : v)) == NULL)
+		/* cJSON_CreateNumber(NaN) would cast NaN to int: undefined. */
 		return NULL;
 	n->valuedouble = v;
-	if ((n->valuestring = strdup(text)) == NULL) {
-		cJSON_Delete(n);
+	if ((n->valuestring = ydoc_strdup(y, text)) == NULL) {
+		if (y->arena == NULL)
+			cJSON_Delete(n);
 		return NULL;
 	}
 	return n;
@@ -1576,10 +1634,10 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 			return ydoc_no_constructor(y, n);
 		/* FALLTHROUGH */
 	case YT_STR:
-		*out = cJSON_CreateString(n->value);
+		*out = ydoc_string(y, n->value);
 		break;
 	case YT_NULL:
-		*out = cJSON_CreateNull();
+		*out = ydoc_jnode(y, cJSON_NULL);
 		break;
 	case YT_BOOL:
 		low[0] = '\0';
@@ -1590,9 +1648,9 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 		}
 		for (i = 0; i < 3 && *out == NULL; i++) {
 			if (strcmp(low, truth[i]) == 0)
-				*out = cJSON_CreateTrue();
+				*out = ydoc_jnode(y, cJSON_True);
 			else if (strcmp(low, lie[i]) == 0)
-				*out = cJSON_CreateFalse();
+				*out = ydoc_jnode(y, cJSON_False);
 		}
 		if (*out != NULL)
 			break;
@@ -1603,7 +1661,7 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 		return ydoc_err(y, NULL, NULL, msg, &n->start);
 	case YT_INT:
 		if ((t = ydoc_small_decimal(n->value)) != NULL) {
-			*out = ydoc_number(strtod(t, NULL), t);
+			*out = ydoc_number(y, strtod(t, NULL), t);
 			break;
 		}
 		dbp_buf_init(&b, DBP_MAX_INT_DIGITS + 2);
@@ -1611,18 +1669,18 @@ ydoc_scalar(struct ydoc *y, const struct ynode *n, int as_key, cJSON **out)
 			dbp_buf_release(&b);
 			return -1;
 		}
-		*out = ydoc_number(strtod(b.ptr, NULL), b.ptr);
+		*out = ydoc_number(y, strtod(b.ptr, NULL), b.ptr);
 		dbp_buf_release(&b);
 		break;
 	case YT_FLOAT:
 		if (ydoc_float_value(y, n, &v) == -1)
 			return -1;
-		*out = ydoc_number(v, ydoc_float_json(v, n->value, fr));
+		*out = ydoc_number(y, v, ydoc_float_json(v, n->value, fr));
 		break;
 	case YT_TIMESTAMP:
 		if (ydoc_ts_text(y, n, ts, sizeof(ts)) == -1)
 			return -1;
-		*out = cJSON_CreateString(ts);
+		*out = ydoc_string(y, ts);
 		break;
 	case YT_SEQ:
 	case YT_MAP:
@@ -1885,6 +1943,7 @@ struct yflevel {
 };
 
 struct yfast {
+	struct ix_arena	*arena;	/* the tree's, or NULL: malloc'd */
 	struct yflevel	 lv[DBP_MAX_DEPTH];
 	int		 depth;
 	unsigned long	 nodes;	/* as the exact path counts them */
@@ -1936,7 +1995,15 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 			if (strcmp(c->string, v->string) == 0)
 				break;
 	if (c != NULL) {
-		/* A Python dict: the later value, the first place. */
+		/* A Python dict: the later value, the first place.  In an
+		 * arena nothing is freed, so v's contents move into c's node
+		 * (keeping its links); v's node stays behind unused. */
+		if (f->arena != NULL) {
+			v->next = c->next;
+			v->prev = c->prev;
+			*c = *v;
+			return 0;
+		}
 		cJSON_ReplaceItemViaPointer(l->c, c, v);
 		if (slot != NULL)
 			*slot = v;
@@ -1984,12 +2051,19 @@ ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 	if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL) {
 		/* A key: its Python str(). */
 		if (n.tag == YT_STR || n.tag == YT_VALUE)
-			l->key = strdup(n.value);
+			l->key = ydoc_strdup(y, n.value);
 		else if (n.tag == YT_MERGE || ydoc_scalar(y, &n, 1, &v) == -1)
 			return YF_BAIL;
 		else {
 			l->key = ydoc_key_text(v);
-			cJSON_Delete(v);
+			if (y->arena == NULL)
+				cJSON_Delete(v);
+			else if (l->key != NULL) {
+				char *k = l->key;
+
+				l->key = ix_arena_strdup(y->arena, k);
+				free(k);
+			}
 		}
 		return l->key != NULL ? 0 : YF_BAIL;
 	}
@@ -2029,8 +2103,8 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
 		if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL)
 			return YF_BAIL;
-		c = ev->type == YAML_SEQUENCE_START_EVENT ?
-		    cJSON_CreateArray() : cJSON_CreateObject();
+		c = ydoc_jnode(y, ev->type == YAML_SEQUENCE_START_EVENT ?
+		    cJSON_Array : cJSON_Object);
 		if (c == NULL)
 			return YF_BAIL;
 		l = &f->lv[f->depth++];
@@ -2044,7 +2118,8 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		l = &f->lv[--f->depth];
 		c = l->c;
 		free(l->t.slot);
-		free(l->key);
+		if (f->arena == NULL)
+			free(l->key);
 		memset(l, 0, sizeof(*l));
 		return ydoc_fast_put(f, c, root);
 	default:
@@ -2065,6 +2140,7 @@ ydoc_fast(struct ydoc *y, cJSON **out)
 	*out = NULL;
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return YF_BAIL;
+	f->arena = y->arena;
 	/* stream start, document start or stream end, the node events,
 	 * document end, stream end */
 	for (;;) {
@@ -2075,7 +2151,7 @@ ydoc_fast(struct ydoc *y, cJSON **out)
 		} else if (step == 1) {
 			if (ev.type == YAML_STREAM_END_EVENT) {
 				yaml_event_delete(&ev);
-				root = cJSON_CreateNull();
+				root = ydoc_jnode(y, cJSON_NULL);
 				rc = root != NULL ? 0 : YF_BAIL;
 				goto out;
 			}
@@ -2097,15 +2173,18 @@ ydoc_fast(struct ydoc *y, cJSON **out)
 		yaml_event_delete(&ev);
 	}
 out:
+	/* On a bail, an arena's tree goes with the arena (the caller's). */
 	for (i = f->depth - 1; i >= 0; i--) {
-		cJSON_Delete(f->lv[i].c);
-		free(f->lv[i].key);
+		if (f->arena == NULL) {
+			cJSON_Delete(f->lv[i].c);
+			free(f->lv[i].key);
+		}
 		free(f->lv[i].t.slot);
 	}
 	free(f);
 	if (rc == 0)
 		*out = root;
-	else
+	else if (y->arena == NULL)
 		cJSON_Delete(root);
 	return rc;
 }
@@ -2131,9 +2210,11 @@ ydoc_start(struct ydoc *y, const char *buf, size_t len)
 	return 0;
 }
 
-/* dbp_ydoc_parse; the one-pass path first unless exact. */
+/* dbp_ydoc_parse; the one-pass path first unless exact, into arena a
+ * when given (see ix_ydoc_parse_arena). */
 static cJSON *
-ydoc_parse(const char *buf, size_t len, int exact, struct dbp_diag *d)
+ydoc_parse(const char *buf, size_t len, int exact, struct ix_arena *a,
+    struct dbp_diag *d)
 {
 	struct ydoc y;
 	struct ynode *root = NULL;
@@ -2149,11 +2230,15 @@ ydoc_parse(const char *buf, size_t len, int exact, struct dbp_diag *d)
 	if (!exact) {
 		if (ydoc_start(&y, buf, len) == -1)
 			return NULL;
+		y.arena = a;
 		if (ydoc_fast(&y, &out) == 0) {
 			yaml_parser_delete(&y.parser);
 			return out;
 		}
 		yaml_parser_delete(&y.parser);
+		/* The exact path builds its tree with malloc. */
+		ix_arena_free(a);
+		y.arena = NULL;
 	}
 	if (ydoc_start(&y, buf, len) == -1)
 		return NULL;
@@ -2175,11 +2260,18 @@ out:
 cJSON *
 dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
 {
-	return ydoc_parse(buf, len, 0, d);
+	return ydoc_parse(buf, len, 0, NULL, d);
+}
+
+cJSON *
+ix_ydoc_parse_arena(const char *buf, size_t len, struct ix_arena *a,
+    struct dbp_diag *d)
+{
+	return ydoc_parse(buf, len, 0, a, d);
 }
 
 cJSON *
 ix_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d)
 {
-	return ydoc_parse(buf, len, 1, d);
+	return ydoc_parse(buf, len, 1, NULL, d);
 }

@@ -2,13 +2,52 @@
  * fuzz_ydoc.c - fuzz target: the YAML loader (indexer/ydoc.c) on any
  * bytes, then every printer of the tree it returns: dbp_json_dump in both
  * spellings, dbp_pyrepr, and dbp_yaml_dump, whose text must load back to
- * the same JSON (the emitter and the loader agree).
+ * the same JSON (the emitter and the loader agree); and the indexer's
+ * arena loader (ix_ydoc_parse_arena), which must give the same tree or
+ * the same refusal.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "ix.h"
+
+/* The arena loader on the same bytes agrees with dbp_ydoc_parse: json is
+ * its tree's compact JSON, or NULL when it refused with message msg. */
+static void
+arena_agrees(const uint8_t *data, size_t size, const char *json,
+    const char *msg)
+{
+	struct ix_arena a;
+	struct dbp_diag d;
+	cJSON *doc;
+	char *j;
+
+	memset(&a, 0, sizeof(a));
+	d.msg[0] = '\0';
+	doc = ix_ydoc_parse_arena((const char *)data, size, &a, &d);
+	if (doc == NULL) {
+		if (a.chunks != NULL || (json != NULL && msg == NULL) ||
+		    (msg != NULL && strcmp(msg, d.msg) != 0)) {
+			fprintf(stderr, "fuzz_ydoc: arena refusal differs: "
+			    "%s\n", d.msg);
+			abort();
+		}
+		return;
+	}
+	j = dbp_json_dump(doc, DBP_JSON_COMPACT);
+	if (msg != NULL || (j != NULL && json != NULL && strcmp(j, json) != 0)) {
+		fprintf(stderr, "fuzz_ydoc: arena tree differs:\n%s\n%s\n",
+		    json != NULL ? json : msg, j != NULL ? j : "?");
+		abort();
+	}
+	free(j);
+	if (a.chunks != NULL)
+		ix_arena_free(&a);
+	else
+		cJSON_Delete(doc);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,9 +62,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A refusal always says why. */
 		if (d.msg[0] == '\0')
 			abort();
+		arena_agrees(data, size, NULL, d.msg);
 		return 0;
 	}
 	json = dbp_json_dump(doc, DBP_JSON_COMPACT);
+	arena_agrees(data, size, json, NULL);
 	pretty = dbp_json_dump(doc, 2);
 	repr = dbp_pyrepr(doc);
 	yaml = dbp_yaml_dump(doc);

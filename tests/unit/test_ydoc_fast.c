@@ -1,8 +1,9 @@
 /*
  * test_ydoc_fast.c - the YAML loader's one-pass path against its exact
- * two-pass path (indexer/ydoc.c): for every input, dbp_ydoc_parse and
- * ix_ydoc_parse_exact give the same tree (compared as compact JSON, key
- * order and number spellings included) or the same message.  Inputs: the
+ * two-pass path (indexer/ydoc.c): for every input, dbp_ydoc_parse,
+ * ix_ydoc_parse_arena (the one-pass tree in an arena, what the indexer
+ * uses) and ix_ydoc_parse_exact give the same tree (compared as compact
+ * JSON, key order and number spellings included) or the same message.  Inputs: the
  * cases below (each feature that makes the one-pass path give up, each
  * duplicate-key regime, the depth bound), every file of fixtures/ (the bad-input
  * catalogue, the fixture prints, the fuzz corpora) and the upstream
@@ -50,24 +51,64 @@ outcome(cJSON *(*load)(const char *, size_t, struct dbp_diag *),
 	return out;
 }
 
+/* outcome() of ix_ydoc_parse_arena, the tree freed as its contract says:
+ * by the arena when it has chunks (counted in arenas), else cJSON_Delete. */
+static int arenas;
+
+static char *
+outcome_arena(const char *buf, size_t len)
+{
+	struct ix_arena a;
+	struct dbp_diag d;
+	cJSON *v;
+	char *out;
+
+	memset(&a, 0, sizeof(a));
+	d.msg[0] = '\0';
+	v = ix_ydoc_parse_arena(buf, len, &a, &d);
+	if (v == NULL) {
+		assert_null(a.chunks);
+		assert_true(d.msg[0] != '\0');
+		out = malloc(strlen(d.msg) + 8);
+		assert_non_null(out);
+		sprintf(out, "ERROR: %s", d.msg);
+		return out;
+	}
+	out = dbp_json_dump(v, DBP_JSON_COMPACT);
+	assert_non_null(out);
+	if (a.chunks != NULL) {
+		arenas++;
+		ix_arena_free(&a);
+	} else
+		cJSON_Delete(v);
+	return out;
+}
+
 static int compared, differed;
 
 /* Compare both paths on buf; name says where it came from. */
 static void
 same(const char *name, const char *buf, size_t len)
 {
-	char *fast, *exact;
+	char *fast, *exact, *arena;
 
 	fast = outcome(dbp_ydoc_parse, buf, len);
 	exact = outcome(ix_ydoc_parse_exact, buf, len);
+	arena = outcome_arena(buf, len);
 	compared++;
 	if (strcmp(fast, exact) != 0) {
 		differed++;
 		print_error("%s: one pass and exact differ:\n%.300s\n--\n"
 		    "%.300s\n", name, fast, exact);
 	}
+	if (strcmp(arena, exact) != 0) {
+		differed++;
+		print_error("%s: arena and exact differ:\n%.300s\n--\n"
+		    "%.300s\n", name, arena, exact);
+	}
 	free(fast);
 	free(exact);
+	free(arena);
 }
 
 static void
@@ -87,6 +128,7 @@ test_cases(void **state)
 		"1: a\ntrue: b\nnull: c\n1.5: d\n2024-01-01: e\n.inf: f\n"
 		    "~: g\n=: h\n0x10: i\n",
 		"a: 1\na: 2\nb: 3\na: 4\n",
+		"a: [1, 2]\nb: 1\na: {x: [3]}\nb: [4]\n1: x\n1: {y: z}\n",
 		/* anchors, aliases, merges, tags: the exact path's */
 		"a: &x 1\nb: *x\n", "a: &x [1, 2]\nb: *x\n",
 		"base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\n",
@@ -134,6 +176,7 @@ test_cases(void **state)
 		same_s(buf);
 	}
 	assert_int_equal(differed, 0);
+	assert_true(arenas > 0);	/* the arena path was taken */
 }
 
 /* A mapping of many members, some repeated: the hash table regime. */
