@@ -479,9 +479,8 @@ rv_select(struct rv *r, const char *sql, const char *fold, cJSON *arr)
 static int
 rv_stored(struct rv *r, cJSON *arr)
 {
-	static const char sql[] = RV_PAYLOAD_SQL " INDEXED BY "
-	    "column_values_by_fold WHERE column_id = ?1 AND fold = ?2 "
-	    "ORDER BY ord";
+	static const char sql[] = RV_PAYLOAD_SQL " WHERE column_id = ?1 "
+	    "AND fold = ?2 ORDER BY ord";
 
 	return rv_select(r, sql, r->fold, arr);
 }
@@ -544,8 +543,7 @@ rv_definition(struct rv *r, cJSON *arr)
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
 	static const char sql_val[] = "SELECT ord FROM column_values "
-	    "INDEXED BY column_values_by_fold WHERE column_id = ?1 AND "
-	    "fold = ?2 AND text = ?3";
+	    "WHERE column_id = ?1 AND fold = ?2 AND text = ?3";
 	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
 	    "column_id = ?1 AND text IS NULL";
 	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
