@@ -129,10 +129,13 @@ struct ox_run {
 	struct dbp_diag	*d;
 	/* the job pool */
 	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
+	pthread_cond_t	 cv;		/* workers: the window opened, or stop */
+	pthread_cond_t	 done_cv;	/* the writer: a job was prepared */
 	size_t		 next;		/* next job a worker takes */
 	size_t		 consumed;	/* jobs the writer finished */
 	size_t		 released;	/* of those, jobs a worker freed */
+	int		 idle;		/* workers waiting on cv */
+	int		 writer_waits;	/* the writer waits on done_cv */
 	int		 stop;
 };
 
@@ -1218,7 +1221,10 @@ static void ox_release_job(struct ox_table *);
 
 /* A worker: frees what the writer is done with (the documents were
  * allocated on this side, and freeing them here keeps the writer's
- * thread for writing), and prepares the next job within the window. */
+ * thread for writing), and prepares the next job within the window.
+ * With the window full it sleeps until the writer has freed half of it
+ * (ox_run_jobs): on two CPUs each wake-up takes the writer's CPU, so one
+ * per job would cost the writer thousands of preemptions. */
 static void *
 ox_worker(void *arg)
 {
@@ -1241,14 +1247,17 @@ ox_worker(void *arg)
 			}
 			if (r->next < r->consumed + DBP_INDEX_WINDOW)
 				break;
+			r->idle++;
 			pthread_cond_wait(&r->cv, &r->mu);
+			r->idle--;
 		}
 		i = r->next++;
 		pthread_mutex_unlock(&r->mu);
 		ox_prepare(r, r->jobs[i]);
 		pthread_mutex_lock(&r->mu);
 		r->jobs[i]->done = 1;
-		pthread_cond_broadcast(&r->cv);
+		if (r->writer_waits)
+			pthread_cond_signal(&r->done_cv);
 		pthread_mutex_unlock(&r->mu);
 	}
 }
@@ -1540,6 +1549,7 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		nth = ncpu > DBP_MAX_WORKERS ? DBP_MAX_WORKERS : (int)ncpu;
 		pthread_mutex_init(&r->mu, NULL);
 		pthread_cond_init(&r->cv, NULL);
+		pthread_cond_init(&r->done_cv, NULL);
 		for (k = 0; k < nth; k++)
 			if (pthread_create(&th[k], NULL, ox_worker, r) != 0)
 				break;
@@ -1552,8 +1562,11 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 			/* Workers take jobs in order and never run further
 			 * than the window past this one, so it comes. */
 			pthread_mutex_lock(&r->mu);
-			while (!r->jobs[i]->done)
-				pthread_cond_wait(&r->cv, &r->mu);
+			while (!r->jobs[i]->done) {
+				r->writer_waits = 1;
+				pthread_cond_wait(&r->done_cv, &r->mu);
+			}
+			r->writer_waits = 0;
 			pthread_mutex_unlock(&r->mu);
 		}
 		if (rc == 0 && ox_write_table(r, w, r->jobs[i]) == -1)
@@ -1565,7 +1578,11 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 			r->consumed = i + 1;
 			if (rc == -1)
 				r->stop = 1;
-			pthread_cond_broadcast(&r->cv);
+			/* Idle workers wait for half the window (or the end). */
+			if (r->idle > 0 && (r->stop || i + 1 == r->njobs ||
+			    r->consumed + DBP_INDEX_WINDOW - r->next >=
+			    DBP_INDEX_WINDOW / 2))
+				pthread_cond_broadcast(&r->cv);
 			pthread_mutex_unlock(&r->mu);
 		}
 		if (dbp_index_progress != NULL && (i % 256 == 0 ||
@@ -1586,6 +1603,7 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 			ox_release_job(r->jobs[i]);
 		pthread_mutex_destroy(&r->mu);
 		pthread_cond_destroy(&r->cv);
+		pthread_cond_destroy(&r->done_cv);
 	}
 	return rc;
 }
