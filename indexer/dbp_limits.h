@@ -94,6 +94,12 @@
  * that wait 0.7-0.8 s of a 10,000-table full build). */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -65536"
 
+/* The page size of a new index (SQLite's default is 4096).  A statistics
+ * file's document (files.doc, ~20 KB) spans two pages instead of six, and
+ * the B-trees are shallower: a 10,000-table full build takes a tenth less
+ * CPU and a second less wall time, at the same file size. */
+#define DBP_INDEX_PAGE_SIZE	16384
+
 /* Longest JSON text of one parsed file (files.doc): every character of a
  * 64 MiB file escaped as \uXXXX stays below it. */
 #define DBP_MAX_DOC_JSON	(16 * DBP_MAX_FILE_BYTES)

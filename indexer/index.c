@@ -352,7 +352,6 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	 * dbprint-index waits here for a first run's whole build. */
 	wait = flags & DBP_OPEN_WAIT ? DBP_INDEX_WAIT_MS : DBP_BUSY_TIMEOUT_MS;
 	sqlite3_busy_timeout(*db, wait);
-	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d", wait);
 	if (flags & DBP_OPEN_READONLY) {
 		if (ox_user_version(*db, &v) == -1) {
 			dbp_fail(d, "cannot read the index %s: %s", path,
@@ -374,8 +373,15 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	if (!(flags & DBP_OPEN_MEMORY) && !fresh &&
 	    ox_exec(*db, "PRAGMA journal_mode=WAL", d) == -1)
 		goto fail;
-	/* A large page cache keeps a big run's index pages from being
-	 * spilled to the WAL again and again before the commit. */
+	/* A new file's page size (an existing index keeps its own: set on a
+	 * file in WAL mode, the pragma left readers locked out of the next
+	 * run's commit). */
+	snprintf(busy, sizeof(busy), "PRAGMA page_size = %d",
+	    DBP_INDEX_PAGE_SIZE);
+	if (fresh && ox_exec(*db, busy, d) == -1)
+		goto fail;
+	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d", wait);
+	/* The page cache (DBP_INDEX_CACHE_PRAGMA says why its size). */
 	if (ox_exec(*db, "PRAGMA synchronous=NORMAL", d) == -1 ||
 	    ox_exec(*db, DBP_INDEX_CACHE_PRAGMA, d) == -1 ||
 	    ox_exec(*db, busy, d) == -1 || ox_schema(*db, d) == -1)

@@ -36,19 +36,34 @@ wait_wal() {
 	return 0
 }
 
-# --- a reader during a run sees the previous index -----------------------
+# --- a reader during a run sees a whole index ----------------------------
+# A --full run wipes every table and fills them again in one transaction;
+# the files are edited first, so the print version tells the previous
+# index from the new one.  Whether the reader comes before the commit
+# (the run's pages fit its page cache, so the WAL may only grow at the
+# commit) or after it, it sees one of the two whole, never a mix; it
+# waits out the lock the run takes as it closes (.timeout).
+find "$T/g/prints" -name statistics.yaml | while read -r f; do
+	printf '# read during a run\n' >>"$f"
+done
+qw() { sqlite3 -cmd ".timeout 60000" "$I" "$1"; }
 $VG "$INDEX" --quiet --full --project "$T/g" --index "$I" &
 pid=$!
 if wait_wal $pid; then
-	check_eq "a reader mid-run sees the previous print version" "$v0" \
-	    "$(q "SELECT value FROM meta WHERE key = 'print_version'")"
-	check_eq "a reader mid-run sees the previous rows" "$n0" \
-	    "$(q "SELECT (SELECT count(*) FROM tables) || ' ' || (SELECT count(*) FROM columns) || ' ' || (SELECT count(*) FROM column_values)")"
+	vm=$(qw "SELECT value FROM meta WHERE key = 'print_version'")
+	nm=$(qw "SELECT (SELECT count(*) FROM tables) || ' ' || (SELECT count(*) FROM columns) || ' ' || (SELECT count(*) FROM column_values)")
+	wait $pid
+	check_eq "that run completes" 0 $?
+	v1=$(q "SELECT value FROM meta WHERE key = 'print_version'")
+	check "a reader during the run sees the previous or the new print version ($vm)" \
+	    test "$vm" = "$v0" -o "$vm" = "$v1"
+	check_eq "a reader during the run sees every row" "$n0" "$nm"
 else
+	wait $pid
+	check_eq "that run completes" 0 $?
 	skip "the run ended before it could be observed"
 fi
-wait $pid
-check_eq "that run completes" 0 $?
+v0=$(q "SELECT value FROM meta WHERE key = 'print_version'")
 
 # --- SIGKILL mid-run ----------------------------------------------------
 # Change every statistics file's bytes so the run has work to do.
