@@ -100,6 +100,12 @@
  * CPU and a second less wall time, at the same file size. */
 #define DBP_INDEX_PAGE_SIZE	16384
 
+/* A values list's first rows, which a lookup by fold scans through the
+ * primary key; the rows after them are in the partial index
+ * column_values_by_fold (sql/schema.sql: WHERE ord >= this, the same
+ * literal, or the index is not used).  A string: it is SQL text. */
+#define DBP_FOLD_SCAN		"32"
+
 /* Longest JSON text of one parsed file (files.doc): every character of a
  * 64 MiB file escaped as \uXXXX stays below it. */
 #define DBP_MAX_DOC_JSON	(16 * DBP_MAX_FILE_BYTES)

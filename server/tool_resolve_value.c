@@ -480,7 +480,10 @@ static int
 rv_stored(struct rv *r, cJSON *arr)
 {
 	static const char sql[] = RV_PAYLOAD_SQL " WHERE column_id = ?1 "
-	    "AND fold = ?2 ORDER BY ord";
+	    "AND fold = ?2 AND ord < " DBP_FOLD_SCAN " UNION ALL "
+	    RV_PAYLOAD_SQL " INDEXED BY column_values_by_fold WHERE "
+	    "column_id = ?1 AND fold = ?2 AND ord >= " DBP_FOLD_SCAN
+	    " ORDER BY ord";
 
 	return rv_select(r, sql, r->fold, arr);
 }
@@ -543,7 +546,10 @@ rv_definition(struct rv *r, cJSON *arr)
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
 	static const char sql_val[] = "SELECT ord FROM column_values "
-	    "WHERE column_id = ?1 AND fold = ?2 AND text = ?3";
+	    "WHERE column_id = ?1 AND fold = ?2 AND text = ?3 AND ord < "
+	    DBP_FOLD_SCAN " UNION ALL SELECT ord FROM column_values INDEXED "
+	    "BY column_values_by_fold WHERE column_id = ?1 AND fold = ?2 AND "
+	    "text = ?3 AND ord >= " DBP_FOLD_SCAN;
 	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
 	    "column_id = ?1 AND text IS NULL";
 	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;

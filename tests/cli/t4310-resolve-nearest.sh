@@ -4,7 +4,8 @@
 # scoring the whole list (the path a list without trigram rows takes):
 # many random probes against the generated 10,000-value code column, one
 # stdio session per index.  Then a list of 207 values where six tie for the
-# fifth place: str(value) breaks the tie on both paths.
+# fifth place: str(value) breaks the tie on both paths.  Then stored
+# matches at every reach of the 10,000-value list.
 . "$(dirname "$0")/../lib.sh"
 
 GEN="$BUILD_ABS/gen-print"
@@ -150,3 +151,29 @@ for blob in 80 0100 0101 FFFFFF7F01 00010001; do
 	check_contains "postings X'$blob': a malformed row is named" \
 	    "index read failed: a malformed value_trigrams row" "$out"
 done
+
+# A stored match at every reach of a long list: its first 32 entries are
+# scanned through the primary key, the rest found through the partial
+# index column_values_by_fold (WHERE ord >= 32); each answer equals what
+# the rows themselves say, read by SQLite with no index chosen by us.
+for ord in 0 1 30 31 32 33 64 5000 9998 9999; do
+	text=$(sqlite3 "$IX" "SELECT v.text FROM column_values v JOIN columns c
+	    ON c.id = v.column_id WHERE c.table_fqn = 'gen.s000.t00000' AND
+	    c.name = 'code' AND v.ord = $ord")
+	want=$(sqlite3 "$IX" "SELECT json_group_array(json(value)) FROM
+	    (SELECT v.value FROM column_values v NOT INDEXED JOIN columns c
+	    ON c.id = v.column_id WHERE c.table_fqn = 'gen.s000.t00000' AND
+	    c.name = 'code' AND v.fold = lower('$text') ORDER BY v.ord)")
+	arg=$(jq -cn --arg t "  $(printf '%s' "$text" | tr 'a-z' 'A-Z')" \
+	    '{table: "gen.s000.t00000", column: "code", text: $t}')
+	out=$($VG "$SERVE" --project "$P" --index "$IX" gen --call \
+	    resolve_value "$arg" 2>"$T/st.err")
+	check_eq "entry $ord of 10,000, spelled upper-case with spaces: stored ($text)" \
+	    "[\"stored\",$want]" \
+	    "$(printf '%s' "$out" | jq -c '[.match, [.spellings[].value]]')"
+done
+check_eq "the partial index holds every entry past the 32nd, and no other" \
+    "$(sqlite3 "$IX" "SELECT count(*) FROM column_values NOT INDEXED
+    WHERE ord >= 32")" \
+    "$(sqlite3 "$IX" "SELECT count(*) FROM column_values INDEXED BY
+    column_values_by_fold WHERE column_id > 0 AND ord >= 32")"
