@@ -17,6 +17,7 @@
  *   4. meta.print_version is recomputed over every file's path and hash.
  * A run that fails rolls back: the previous index stays as it was.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -1237,6 +1238,14 @@ ox_worker(void *arg)
 	struct ox_run *r = arg;
 	size_t i;
 
+#ifdef __linux__
+	/* The writer is the run's critical path; on two CPUs three threads
+	 * share them, and a worker yields its share to the writer (Linux
+	 * nices one thread: who = 0 is the caller; elsewhere it would be
+	 * the whole process). */
+	(void)setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) +
+	    DBP_WORKER_NICE);
+#endif
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		for (;;) {
