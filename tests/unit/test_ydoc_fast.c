@@ -26,62 +26,59 @@
 
 #include "ix.h"
 
-/* The outcome of one loader: compact JSON, or "ERROR: " and the message.
- * malloc'd. */
+static int arenas;	/* trees freed by their arena */
+
+/* What a loader gave: v's compact JSON, or "ERROR: " and d's message;
+ * malloc'd.  v is freed as ix_ydoc_parse_arena's contract says: by arena
+ * a when it holds chunks, else by cJSON_Delete. */
+static char *
+outcome_of(cJSON *v, const struct dbp_diag *d, struct ix_arena *a)
+{
+	char *out;
+
+	if (v == NULL) {
+		assert_true(a == NULL || a->chunks == NULL);
+		assert_true(d->msg[0] != '\0');
+		out = malloc(strlen(d->msg) + 8);
+		assert_non_null(out);
+		sprintf(out, "ERROR: %s", d->msg);
+		return out;
+	}
+	out = dbp_json_dump(v, DBP_JSON_COMPACT);
+	assert_non_null(out);
+	if (a != NULL && a->chunks != NULL) {
+		arenas++;
+		ix_arena_free(a);
+	} else
+		cJSON_Delete(v);
+	return out;
+}
+
+/* The outcome of one loader. */
 static char *
 outcome(cJSON *(*load)(const char *, size_t, struct dbp_diag *),
     const char *buf, size_t len)
 {
 	struct dbp_diag d;
 	cJSON *v;
-	char *out;
 
 	d.msg[0] = '\0';
 	v = load(buf, len, &d);
-	if (v == NULL) {
-		assert_true(d.msg[0] != '\0');
-		out = malloc(strlen(d.msg) + 8);
-		assert_non_null(out);
-		sprintf(out, "ERROR: %s", d.msg);
-		return out;
-	}
-	out = dbp_json_dump(v, DBP_JSON_COMPACT);
-	assert_non_null(out);
-	cJSON_Delete(v);
-	return out;
+	return outcome_of(v, &d, NULL);
 }
 
-/* outcome() of ix_ydoc_parse_arena, the tree freed as its contract says:
- * by the arena when it has chunks (counted in arenas), else cJSON_Delete. */
-static int arenas;
-
+/* The outcome of ix_ydoc_parse_arena. */
 static char *
 outcome_arena(const char *buf, size_t len)
 {
 	struct ix_arena a;
 	struct dbp_diag d;
 	cJSON *v;
-	char *out;
 
 	memset(&a, 0, sizeof(a));
 	d.msg[0] = '\0';
 	v = ix_ydoc_parse_arena(buf, len, &a, &d);
-	if (v == NULL) {
-		assert_null(a.chunks);
-		assert_true(d.msg[0] != '\0');
-		out = malloc(strlen(d.msg) + 8);
-		assert_non_null(out);
-		sprintf(out, "ERROR: %s", d.msg);
-		return out;
-	}
-	out = dbp_json_dump(v, DBP_JSON_COMPACT);
-	assert_non_null(out);
-	if (a.chunks != NULL) {
-		arenas++;
-		ix_arena_free(&a);
-	} else
-		cJSON_Delete(v);
-	return out;
+	return outcome_of(v, &d, &a);
 }
 
 static int compared, differed;
