@@ -103,6 +103,10 @@
  * CPU and a second less wall time, at the same file size. */
 #define DBP_INDEX_PAGE_SIZE	16384
 
+/* Tables written between two requests that the OS start writing the
+ * index file back (ox_writeback); a run of fewer tables makes none. */
+#define DBP_WRITEBACK_EVERY	512
+
 /* A values list's first rows, which a lookup by fold scans through the
  * primary key; the rows after them are in the partial index
  * column_values_by_fold (sql/schema.sql: WHERE ord >= this, the same

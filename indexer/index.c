@@ -1550,15 +1550,34 @@ ox_release_job(struct ox_table *t)
 	}
 }
 
+/* Start the OS writing back the index file's dirty pages (Linux), so the
+ * commit's fdatasync finds little left: with memory to spare the kernel
+ * would hold a big build's pages dirty until then (0.5 s of a
+ * 10,000-table build).  fd -1 does nothing. */
+static void
+ox_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	if (fd != -1)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+#endif
+}
+
 /* Run the jobs: workers prepare, this thread writes in order. */
 static int
 ox_run_jobs(struct ox_run *r, struct ox_w *w)
 {
 	pthread_t th[DBP_MAX_WORKERS];
+	const char *path;
 	long ncpu;
 	size_t i;
-	int nth = 0, k, rc = 0;
+	int nth = 0, k, rc = 0, fd = -1;
 
+	path = sqlite3_db_filename(r->db, "main");
+	if (r->njobs >= DBP_WRITEBACK_EVERY && path != NULL && path[0] != '\0')
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (r->njobs >= DBP_PARALLEL_MIN_JOBS && ncpu > 1) {
 		nth = ncpu > DBP_MAX_WORKERS ? DBP_MAX_WORKERS : (int)ncpu;
@@ -1603,6 +1622,8 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		if (dbp_index_progress != NULL && (i % 256 == 0 ||
 		    i + 1 == r->njobs))
 			dbp_index_progress((long)i + 1, (long)r->njobs);
+		if ((i + 1) % DBP_WRITEBACK_EVERY == 0)
+			ox_writeback(fd);
 		if (rc == -1)	/* workers stopped too: wait for no more */
 			break;
 	}
@@ -1620,6 +1641,8 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		pthread_cond_destroy(&r->cv);
 		pthread_cond_destroy(&r->done_cv);
 	}
+	if (fd != -1)
+		close(fd);
 	return rc;
 }
 
