@@ -326,6 +326,9 @@ main(int argc, char **argv)
 	size_t i;
 
 	memset(&s, 0, sizeof(s));
+	/* No allocation statistics: each SQLite malloc and free took a
+	 * global mutex for them. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
