@@ -323,7 +323,7 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
 	struct stat sb;
 	int oflags, v, wait, fresh = 0;
-	char busy[64];
+	char sql[64];
 
 	*db = NULL;
 	if (flags & DBP_OPEN_MEMORY) {
@@ -377,15 +377,15 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	/* A new file's page size (an existing index keeps its own: set on a
 	 * file in WAL mode, the pragma left readers locked out of the next
 	 * run's commit). */
-	snprintf(busy, sizeof(busy), "PRAGMA page_size = %d",
+	snprintf(sql, sizeof(sql), "PRAGMA page_size = %d",
 	    DBP_INDEX_PAGE_SIZE);
-	if (fresh && ox_exec(*db, busy, d) == -1)
+	if (fresh && ox_exec(*db, sql, d) == -1)
 		goto fail;
-	snprintf(busy, sizeof(busy), "PRAGMA busy_timeout = %d", wait);
+	snprintf(sql, sizeof(sql), "PRAGMA busy_timeout = %d", wait);
 	/* The page cache (DBP_INDEX_CACHE_PRAGMA says why its size). */
 	if (ox_exec(*db, "PRAGMA synchronous=NORMAL", d) == -1 ||
 	    ox_exec(*db, DBP_INDEX_CACHE_PRAGMA, d) == -1 ||
-	    ox_exec(*db, busy, d) == -1 || ox_schema(*db, d) == -1)
+	    ox_exec(*db, sql, d) == -1 || ox_schema(*db, d) == -1)
 		goto fail;
 	return 0;
 fail:

@@ -495,7 +495,6 @@ ix_map_free(struct ix_map *m)
 
 struct ix_chunk {
 	struct ix_chunk	*next;
-	size_t		 size;		/* usable bytes after the header */
 };
 
 /* The header rounded to the arena's alignment. */
@@ -525,7 +524,6 @@ ix_arena_alloc(struct ix_arena *a, size_t n)
 		if ((c = malloc(want)) == NULL)
 			return NULL;
 		c->next = a->chunks;
-		c->size = size;
 		a->chunks = c;
 		a->p = (char *)c + IX_CHUNK_HDR;
 		a->end = a->p + size;

@@ -458,9 +458,9 @@ dbp_num_text(const cJSON *n)
 	return buf;
 }
 
-/* A node of type t (cJSON_NULL, cJSON_True, cJSON_False, cJSON_Array,
- * cJSON_Object) in y's arena, or from cJSON when it has none.  NULL on
- * OOM. */
+/* A zeroed node of type t in y's arena; without an arena, one from
+ * cJSON_Create* (t then cJSON_NULL, cJSON_True, cJSON_False, cJSON_Array
+ * or cJSON_Object).  NULL on OOM. */
 static cJSON *
 ydoc_jnode(struct ydoc *y, int t)
 {

@@ -82,6 +82,14 @@ rv_dup(sqlite3_stmt *st, int i)
 #define RV_PAYLOAD_SQL	"SELECT ord, value, count, note, spelling_of, " \
 	"text, fold FROM column_values"
 
+/* The rows of SELECT sel whose fold is ?2 (and that pass "AND cond"), in
+ * column ?1's list: its first DBP_FOLD_SCAN rows through the primary key,
+ * the rest through the partial index column_values_by_fold. */
+#define RV_BY_FOLD(sel, cond)	sel " WHERE column_id = ?1 AND fold = ?2 " \
+	cond " AND ord < " DBP_FOLD_SCAN " UNION ALL " sel " INDEXED BY " \
+	"column_values_by_fold WHERE column_id = ?1 AND fold = ?2 " cond \
+	" AND ord >= " DBP_FOLD_SCAN
+
 /* The payload {value, count, [note], [spelling_of]} of a row selected
  * by RV_PAYLOAD_SQL: (ord, value, count, note, spelling_of, text, fold). */
 static cJSON *
@@ -479,10 +487,7 @@ rv_select(struct rv *r, const char *sql, const char *fold, cJSON *arr)
 static int
 rv_stored(struct rv *r, cJSON *arr)
 {
-	static const char sql[] = RV_PAYLOAD_SQL " WHERE column_id = ?1 "
-	    "AND fold = ?2 AND ord < " DBP_FOLD_SCAN " UNION ALL "
-	    RV_PAYLOAD_SQL " INDEXED BY column_values_by_fold WHERE "
-	    "column_id = ?1 AND fold = ?2 AND ord >= " DBP_FOLD_SCAN
+	static const char sql[] = RV_BY_FOLD(RV_PAYLOAD_SQL, "")
 	    " ORDER BY ord";
 
 	return rv_select(r, sql, r->fold, arr);
@@ -545,11 +550,8 @@ rv_definition(struct rv *r, cJSON *arr)
 {
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
-	static const char sql_val[] = "SELECT ord FROM column_values "
-	    "WHERE column_id = ?1 AND fold = ?2 AND text = ?3 AND ord < "
-	    DBP_FOLD_SCAN " UNION ALL SELECT ord FROM column_values INDEXED "
-	    "BY column_values_by_fold WHERE column_id = ?1 AND fold = ?2 AND "
-	    "text = ?3 AND ord >= " DBP_FOLD_SCAN;
+	static const char sql_val[] = RV_BY_FOLD("SELECT ord FROM "
+	    "column_values", "AND text = ?3");
 	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
 	    "column_id = ?1 AND text IS NULL";
 	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
