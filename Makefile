@@ -36,11 +36,12 @@ B	?= build
 CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(EXTRA_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(HTTP_LIBS) -lpthread -lm
 
-LIB_SRC	= $(filter-out indexer/main.c,$(wildcard indexer/*.c))
-SRV_SRC	= $(wildcard server/*.c)
-LIB_OBJ	= $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/schema.o $(B)/gen/refdocs.o
-SRV_OBJ	= $(SRV_SRC:%.c=$(B)/%.o)
-HDRS	= $(wildcard indexer/*.h server/*.h)
+# Sources sit one folder deep at most (README, "Architecture tour").
+LIB_SRC	= $(filter-out indexer/main.c,$(wildcard indexer/*.c indexer/*/*.c))
+SRV_SRC	= $(wildcard server/*.c server/*/*.c)
+LIB_OBJ	= $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/schema.o
+SRV_OBJ	= $(SRV_SRC:%.c=$(B)/%.o) $(B)/gen/refdocs.o
+HDRS	= $(wildcard indexer/*.h indexer/*/*.h server/*.h server/*/*.h)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ix.h"
+#include "compile/ix.h"
 
 #define CFG_NAME	".dbprint.yaml"
 #define CFG_RULES_KEY	"_dbp_rules"	/* where per-connection rule lists live */

@@ -157,7 +157,7 @@
  * bounded with several workers. */
 #define DBP_HTTP_CACHE_PRAGMA	"PRAGMA cache_size = -2048"
 
-/* dbprint-serve freshness (server/watch.c).  Bytes read from the inotify
+/* dbprint-serve freshness (server/call/watch.c).  Bytes read from the inotify
  * queue at once: room for 256 events with a 255-byte name each, so one
  * read usually drains what a dbprint generate run queued. */
 #define DBP_WATCH_READ		(256 * (16 + 256))

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ix.h"
+#include "compile/ix.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2

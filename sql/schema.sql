@@ -270,7 +270,7 @@ CREATE TABLE connection_notes (
 -- newline) in a column's lower-cased search text - its name, note and value
 -- notes joined by newlines; a part's label - the columns holding it and the
 -- byte offsets where it starts, so a substring is found exactly from a few
--- lists (indexer/grams.c).  postings: per column, in increasing id,
+-- lists (indexer/compile/grams.c).  postings: per column, in increasing id,
 -- varint(id - previous id) then each offset as varint(delta << 1 | more).
 -- Built whole by a full run; a run that changes a table lists it in
 -- column_grams_dirty (its current columns are tested by the reader) and the

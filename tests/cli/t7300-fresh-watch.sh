@@ -2,7 +2,7 @@
 # t7300-fresh-watch.sh - spec 7.1 for search_columns, which reads every
 # statistics and annotations file of its connection, against one warm
 # dbprint-serve: the files it pins are kept verified between calls by
-# inotify watches (server/watch.c), so each change below must still be
+# inotify watches (server/call/watch.c), so each change below must still be
 # seen by the very next call.  Run twice: with inotify, and with
 # DBPRINT_NO_INOTIFY=1 (every file stat'ed at every call).
 #   - a statistics.yaml replaced by rename with the same size and mtime

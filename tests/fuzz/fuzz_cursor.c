@@ -1,5 +1,5 @@
 /*
- * fuzz_cursor.c - fuzz target: the cursor decoder (server/call.c
+ * fuzz_cursor.c - fuzz target: the cursor decoder (server/call/call.c
  * call_position and page.c) through a tool call over the fixtures/rich
  * project.  The first byte picks the tool, called with fixed arguments
  * that page; then

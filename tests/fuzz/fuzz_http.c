@@ -1,6 +1,6 @@
 /*
  * fuzz_http.c - fuzz target: the HTTP request path of dbprint-serve
- * (server/http.c, http_sess.c on libmicrohttpd, and the rpc behind them)
+ * (server/proto/http.c, http_sess.c on libmicrohttpd, and the rpc behind them)
  * over the fixtures/rich project indexed in memory.
  *
  * The daemon is started once per process by http_serve() on a thread, on

@@ -1,5 +1,5 @@
 /*
- * fuzz_index.c - fuzz target: the index compiler (indexer/index.c, fill.c,
+ * fuzz_index.c - fuzz target: the index compiler (indexer/compile/index.c, fill.c,
  * print.c, annot.c) per artifact kind.  A two-table print lives in a
  * scratch directory (tmpfs when /dev/shm exists); the input's first byte
  * picks one of its files and the rest replaces that file, then

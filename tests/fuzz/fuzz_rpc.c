@@ -1,5 +1,5 @@
 /*
- * fuzz_rpc.c - fuzz target: the JSON-RPC frame handler (server/rpc.c,
+ * fuzz_rpc.c - fuzz target: the JSON-RPC frame handler (server/proto/rpc.c,
  * mcp.c and everything a method reaches) over the fixtures/rich project,
  * indexed in memory.  The input's first byte picks how the rest is used:
  *

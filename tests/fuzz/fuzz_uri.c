@@ -1,6 +1,6 @@
 /*
  * fuzz_uri.c - fuzz target: the dbprint:// URI parser and the resource
- * reads behind it (server/resources.c res_read) over the fixtures/rich
+ * reads behind it (server/resources/resources.c res_read) over the fixtures/rich
  * project, the input being the URI.  An answer is an object with a
  * contents array; a refusal is -32602 or -32603 with a message.
  */

@@ -1,5 +1,5 @@
 /*
- * fuzz_ydoc.c - fuzz target: the YAML loader (indexer/ydoc.c) on any
+ * fuzz_ydoc.c - fuzz target: the YAML loader (indexer/text/ydoc.c) on any
  * bytes, then every printer of the tree it returns: dbp_json_dump in both
  * spellings, dbp_pyrepr, and dbp_yaml_dump, whose text must load back to
  * the same JSON (the emitter and the loader agree); and the indexer's
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ix.h"
+#include "compile/ix.h"
 
 /* The arena loader on the same bytes agrees with dbp_ydoc_parse: json is
  * its tree's compact JSON, or NULL when it refused with message msg. */

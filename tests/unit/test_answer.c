@@ -1,6 +1,6 @@
 /*
  * test_answer.c - unit tests of the helpers behind list_tables,
- * search_columns and resolve_value (server/textmatch.c, freshness.c):
+ * search_columns and resolve_value (server/tools/textmatch.c, freshness.c):
  * the normalization key, casefold, word-boundary containment, trigram
  * Jaccard, Python float rounding and repr, ISO timestamps and the
  * freshness threshold and verdict.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "answer.h"
+#include "tools/answer.h"
 
 static void
 test_fold(void **state)

@@ -1,6 +1,6 @@
 /*
- * test_args.c - the tool table (server/tools.c) and argument validation
- * against each advertised inputSchema (server/args.c): the detail
+ * test_args.c - the tool table (server/call/tools.c) and argument validation
+ * against each advertised inputSchema (server/call/args.c): the detail
  * sentences of spec 8.2, the order faults are reported in, case folding
  * of format and purpose, and Python spellings of request numbers.
  */

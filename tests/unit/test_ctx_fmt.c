@@ -1,6 +1,6 @@
 /*
  * test_ctx_fmt.c - how get_table_context spells what it prints
- * (server/ctx_fmt.c, spec 4.1): percentages that never round a partial
+ * (server/context/ctx_fmt.c, spec 4.1): percentages that never round a partial
  * share onto 0% or 100%, numbers positionally, values as literals that
  * read back as themselves, Python float repr, rates rounded as null_rate
  * is, part keys of path-valued endpoints, and the legend's term order.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "ctx.h"
+#include "context/ctx.h"
 
 static void
 pct_eq(double s, const char *want)

@@ -1,6 +1,6 @@
 /*
  * test_grams.c - the positional trigram index of search_columns' text
- * (indexer/grams.c): what dbp_grams_find says equals a plain lower-cased
+ * (indexer/compile/grams.c): what dbp_grams_find says equals a plain lower-cased
  * substring test over every column's search text, for random texts and
  * needles (offsets and id gaps past one varint byte, repeats, needles at
  * and across field ends, needles too long to check whole); stale ids are
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "dbprint.h"
-#include "ix.h"
+#include "compile/ix.h"
 
 #define TG_COLS		300	/* columns of the random index */
 #define TG_PROBES	400	/* random needles checked */

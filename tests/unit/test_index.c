@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "dbprint.h"
-#include "ix.h"
+#include "compile/ix.h"
 
 static char		tmp[256];	/* scratch, realpath'd */
 static char		root[512];	/* the print root: tmp/p */

@@ -1,6 +1,6 @@
 /*
- * test_page.c - the paging engine (server/page.c) and cursors
- * (server/call.c): the 20,000-character bound, header keys on the first
+ * test_page.c - the paging engine (server/call/page.c) and cursors
+ * (server/call/call.c): the 20,000-character bound, header keys on the first
  * page, total on every page, parts for an oversize item, text pages cut
  * at line boundaries, every cursor fault, and windowed sources: items
  * produced on demand, pages as full as they can be, parts, the end.  The

@@ -1,6 +1,6 @@
 /*
  * test_reference.c - the heading parse, table of contents and section
- * lookup behind get_reference (server/reference.c), and the loading of
+ * lookup behind get_reference (server/resources/reference.c), and the loading of
  * the compiled-in and directory copies of the documents.
  */
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "server.h"
-#include "reference.h"
+#include "resources/reference.h"
 
 /* A small numbered document: fences, a skipped level, unnumbered
  * subheadings, a trailing-dot number, CRLF and form-feed line breaks. */

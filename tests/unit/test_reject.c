@@ -1,5 +1,5 @@
 /*
- * test_reject.c - rejected-edge withholding (server/reject.c) over an
+ * test_reject.c - rejected-edge withholding (server/call/reject.c) over an
  * in-memory index of a scratch print: the verdict lookup, a declaring
  * relationships.yaml, both sides of a relationships file, the diff and
  * its summary, and the files the caller is asked to pin.

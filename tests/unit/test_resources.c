@@ -1,9 +1,9 @@
 /*
  * test_resources.c - the pieces of the resources code that need no print:
- * page cutting by JSON-escaped width (server/resources.c res_pages), URI
+ * page cutting by JSON-escaped width (server/resources/resources.c res_pages), URI
  * errors and the reference documents read through res_read, the
- * templates list, the index-document JSON reader (server/jdoc.c) and the
- * YAML emitter (indexer/yemit.c) read back by the YAML loader.
+ * templates list, the index-document JSON reader (server/call/jdoc.c) and the
+ * YAML emitter (indexer/text/yemit.c) read back by the YAML loader.
  */
 #include <stdarg.h>
 #include <stddef.h>

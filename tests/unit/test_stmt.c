@@ -1,5 +1,5 @@
 /*
- * test_stmt.c - the per-handle statement cache (server/stmt.c): a kept
+ * test_stmt.c - the per-handle statement cache (server/call/stmt.c): a kept
  * statement comes back reset and unbound, a nested ask gets a fresh one,
  * nothing handed back keeps a read transaction open (a write made by
  * another handle is seen by the next use), and closing finalizes all so

@@ -1,6 +1,6 @@
 /*
  * test_ydoc_fast.c - the YAML loader's one-pass path against its exact
- * two-pass path (indexer/ydoc.c): for every input, dbp_ydoc_parse,
+ * two-pass path (indexer/text/ydoc.c): for every input, dbp_ydoc_parse,
  * ix_ydoc_parse_arena (the one-pass tree in an arena, what the indexer
  * uses) and ix_ydoc_parse_exact give the same tree (compared as compact
  * JSON, key order and number spellings included) or the same message.  Inputs: the
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "ix.h"
+#include "compile/ix.h"
 
 static int arenas;	/* trees freed by their arena */
 

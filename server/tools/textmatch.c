@@ -16,7 +16,7 @@
 #include <wctype.h>
 
 #include "answer.h"
-#include "ix.h"		/* ix_fold: the indexer's own normalization key */
+#include "compile/ix.h"		/* ix_fold: the indexer's own normalization key */
 
 static pthread_once_t	 tm_loc_once = PTHREAD_ONCE_INIT;
 static locale_t		 tm_loc = (locale_t)0;

@@ -40,7 +40,7 @@
 #include <xxhash.h>
 #include <yaml.h>
 
-#include "ix.h"
+#include "compile/ix.h"
 
 /* PyYAML's name for a text stream, and the YAML 1.1 tag prefix. */
 #define YDOC_STREAM	"<unicode string>"

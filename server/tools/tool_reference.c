@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "server.h"
-#include "reference.h"
+#include "resources/reference.h"
 
 int
 tool_get_reference(struct call *c)
