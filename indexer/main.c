@@ -165,8 +165,18 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 	return 0;
 }
 
-int
-main(int argc, char *argv[])
+/* What the command line asked for (m_options). */
+struct m_opts {
+	const char	 *project, *index;
+	char		**names;	/* the CONNECTION words */
+	int		  nnames;
+	int		  full, json, quiet;
+};
+
+/* Parse the command line into o; exits after --version or a usage
+ * error. */
+static void
+m_options(int argc, char *argv[], struct m_opts *o)
 {
 	static const struct option opts[] = {
 		{ "full",	no_argument,		NULL, 'f' },
@@ -178,91 +188,119 @@ main(int argc, char *argv[])
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	struct dbp_project proj;
-	struct dbp_diag d;
-	const struct dbp_conn **todo;
-	const char *project = NULL, *index = NULL;
-	cJSON *out = NULL;
-	char *path, *known, *txt;
-	size_t i, n;
-	int ch, full = 0, json = 0, quiet = 0, rc = 0, r;
+	int ch;
 
-	/* No allocation statistics: each SQLite malloc and free took a
-	 * global mutex for them. */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	while ((ch = getopt_long(argc, argv, "fhi:jp:qV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
-			full = 1;
+			o->full = 1;
 			break;
 		case 'i':
-			index = optarg;
+			o->index = optarg;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'p':
-			project = optarg;
+			o->project = optarg;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
-			return 0;
+			exit(0);
 		default:
 			usage();
 		}
 	}
-	argc -= optind;
-	argv += optind;
+	o->names = argv + optind;
+	o->nnames = argc - optind;
+}
 
-	if (dbp_project_load(project, &proj, &d) == -1) {
+/*
+ * The connections to index, in order: those named, else every configured
+ * one.  A calloc'd array of *n entries the caller frees, or NULL with
+ * *rc set after printing why.
+ */
+static const struct dbp_conn **
+m_select(const struct dbp_project *proj, const struct m_opts *o, size_t *n,
+    int *rc)
+{
+	const struct dbp_conn **todo;
+	char *known, *txt;
+	size_t i;
+
+	*n = o->nnames > 0 ? (size_t)o->nnames : proj->nconns;
+	if ((todo = calloc(*n + 1, sizeof(*todo))) == NULL) {
+		dbp_warn("out of memory");
+		*rc = EXIT_WRITE;
+		return NULL;
+	}
+	for (i = 0; i < *n; i++) {
+		todo[i] = o->nnames > 0 ? dbp_project_conn(proj, o->names[i]) :
+		    &proj->conns[i];
+		if (todo[i] != NULL)
+			continue;
+		known = m_known(proj);
+		txt = dbp_pyrepr_str(o->names[i]);
+		dbp_warn("unknown connection %s. Known: %s.",
+		    txt ? txt : o->names[i], known ? known : "[]");
+		free(known);
+		free(txt);
+		free(todo);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	/* --index names one file: it needs exactly one connection. */
+	if (o->index != NULL && *n != 1) {
+		dbp_warn("--index names one index file, but %zu connections "
+		    "would be indexed; name the one connection it is for", *n);
+		free(todo);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	return todo;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct m_opts o;
+	struct dbp_project proj;
+	struct dbp_diag d;
+	const struct dbp_conn **todo;
+	cJSON *out = NULL;
+	char *path, *txt;
+	size_t i, n;
+	int rc = 0, r;
+
+	/* No allocation statistics: each SQLite malloc and free took a
+	 * global mutex for them. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	memset(&o, 0, sizeof(o));
+	m_options(argc, argv, &o);
+	if (dbp_project_load(o.project, &proj, &d) == -1) {
 		dbp_warn("%s", d.msg);
 		return EXIT_USAGE;
 	}
-	n = argc > 0 ? (size_t)argc : proj.nconns;
-	if ((todo = calloc(n + 1, sizeof(*todo))) == NULL) {
-		dbp_warn("out of memory");
-		dbp_project_release(&proj);
-		return EXIT_WRITE;
-	}
-	for (i = 0; i < n; i++) {
-		todo[i] = argc > 0 ? dbp_project_conn(&proj, argv[i]) :
-		    &proj.conns[i];
-		if (todo[i] != NULL)
-			continue;
-		known = m_known(&proj);
-		txt = dbp_pyrepr_str(argv[i]);
-		dbp_warn("unknown connection %s. Known: %s.", txt ? txt : argv[i],
-		    known ? known : "[]");
-		free(known);
-		free(txt);
-		rc = EXIT_USAGE;
+	if ((todo = m_select(&proj, &o, &n, &rc)) == NULL)
 		goto out;
-	}
-	/* --index names one file: it needs exactly one connection. */
-	if (index != NULL && n != 1) {
-		dbp_warn("--index names one index file, but %zu connections "
-		    "would be indexed; name the one connection it is for", n);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (json && (out = cJSON_CreateArray()) == NULL) {
+	if (o.json && (out = cJSON_CreateArray()) == NULL) {
 		rc = EXIT_WRITE;
 		goto out;
 	}
-	if (isatty(STDERR_FILENO) && !quiet)
+	if (isatty(STDERR_FILENO) && !o.quiet)
 		dbp_index_progress = m_progress;
 	for (i = 0; i < n; i++) {
-		path = index != NULL ? strdup(index) :
+		path = o.index != NULL ? strdup(o.index) :
 		    dbp_index_path(&proj, todo[i]->name);
 		if (path == NULL) {
 			dbp_warn("out of memory");
 			rc = EXIT_WRITE;
 			continue;
 		}
-		r = m_index(todo[i], path, full, quiet, out);
+		r = m_index(todo[i], path, o.full, o.quiet, out);
 		if (r != 0)
 			rc = r;
 		free(path);

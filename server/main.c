@@ -298,8 +298,21 @@ main_call(struct srv *s, const char *tool, const char *json)
 	return is_error ? 1 : 0;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asked for (main_options). */
+struct main_opts {
+	const char	*project, *index, *host, *conn, *call, *call_json;
+	const char	*port_s;
+	long		 port;
+	int		 http;
+};
+
+/*
+ * Parse the command line into o and s (reference and token files, the
+ * log level).  0 to go on, else 1 + the exit status (a usage error, or 0
+ * after --help and --version).
+ */
+static int
+main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 {
 	static const struct option opts[] = {
 		{ "project", required_argument, NULL, 'P' },
@@ -315,170 +328,191 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct srv s;
-	struct dbp_diag d;
-	const char *project = NULL, *index = NULL, *host = "127.0.0.1";
-	const char *conn = NULL, *call = NULL, *call_json = NULL, *path;
-	const char *port_s = NULL;
-	char *end, *ipath;
-	long port = 0;
-	int http = 0, ch, rc = 0, lvl;
-	size_t i;
+	char *end;
+	int ch, lvl;
 
-	memset(&s, 0, sizeof(s));
-	/* No allocation statistics: each SQLite malloc and free took a
-	 * global mutex for them. */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
-			project = optarg;
+			o->project = optarg;
 			break;
 		case 'i':
-			index = optarg;
+			o->index = optarg;
 			break;
 		case 't':
 			if (strcasecmp(optarg, "stdio") == 0)
-				http = 0;
+				o->http = 0;
 			else if (strcasecmp(optarg, "http") == 0)
-				http = 1;
+				o->http = 1;
 			else {
 				fprintf(stderr, "dbprint-serve: --transport "
 				    "must be stdio or http, got '%s'\n",
 				    optarg);
 				main_usage(stderr);
-				return MAIN_EXIT_USAGE;
+				return 1 + MAIN_EXIT_USAGE;
 			}
 			break;
 		case 'H':
-			host = optarg;
+			o->host = optarg;
 			break;
 		case 'p':
-			port_s = optarg;
+			o->port_s = optarg;
 			break;
 		case 'l':
 			if ((lvl = main_level(optarg)) < 0) {
 				fprintf(stderr, "dbprint-serve: --log-level "
 				    "must be error, warning, info or debug, "
 				    "got '%s'\n", optarg);
-				return MAIN_EXIT_USAGE;
+				return 1 + MAIN_EXIT_USAGE;
 			}
 			srv_log_level = lvl;
 			break;
 		case 'r':
-			s.reference_dir = optarg;
+			s->reference_dir = optarg;
 			break;
 		case 'c':
-			call = optarg;
+			o->call = optarg;
 			break;
 		case 'T':
-			s.token_file = optarg;
+			s->token_file = optarg;
 			break;
 		case 'h':
 			main_usage(stdout);
-			return 0;
+			return 1;
 		case 'V':
 			printf("dbprint-serve %s\n", DBP_VERSION);
-			return 0;
+			return 1;
 		default:
 			main_usage(stderr);
-			return MAIN_EXIT_USAGE;
+			return 1 + MAIN_EXIT_USAGE;
 		}
 	}
 	/* What is left: CONNECTION, and with --call the JSON arguments (the
 	 * word that opens with '{', else the second word). */
 	for (; optind < argc; optind++) {
-		if (call != NULL && call_json == NULL &&
-		    (argv[optind][0] == '{' || conn != NULL)) {
-			call_json = argv[optind];
+		if (o->call != NULL && o->call_json == NULL &&
+		    (argv[optind][0] == '{' || o->conn != NULL)) {
+			o->call_json = argv[optind];
 			continue;
 		}
-		if (conn != NULL) {
+		if (o->conn != NULL) {
 			fprintf(stderr, "dbprint-serve: unexpected argument "
 			    "'%s'\n", argv[optind]);
 			main_usage(stderr);
-			return MAIN_EXIT_USAGE;
+			return 1 + MAIN_EXIT_USAGE;
 		}
-		conn = argv[optind];
+		o->conn = argv[optind];
 	}
-	if (port_s != NULL) {
+	if (o->port_s != NULL) {
 		errno = 0;
-		port = strtol(port_s, &end, 10);
+		o->port = strtol(o->port_s, &end, 10);
 		/* 0 asks the system for a free port (HTTP prints it). */
-		if (errno != 0 || *end != '\0' || end == port_s || port < 0 ||
-		    port > MAIN_PORT_MAX) {
+		if (errno != 0 || *end != '\0' || end == o->port_s ||
+		    o->port < 0 || o->port > MAIN_PORT_MAX) {
 			fprintf(stderr, "dbprint-serve: --port must be a "
 			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
-			    port_s);
-			return MAIN_EXIT_USAGE;
+			    o->port_s);
+			return 1 + MAIN_EXIT_USAGE;
 		}
 	}
+	return 0;
+}
 
-	/* 1. The transport (upstream-mcp.md 1.1 step 3). */
-	if (http && call == NULL) {
-		if (port_s == NULL) {
-			fprintf(stderr, "--port is required when --transport "
-			    "http.\n");
-			return 1;
-		}
-		if (!main_loopback(host)) {
-			char *hr = dbp_pyrepr_str(host);
+/* The transport's own checks (upstream-mcp.md 1.1 step 3): 0, or -1
+ * after printing the message. */
+static int
+main_check_transport(const struct main_opts *o)
+{
+	char *hr;
 
-			fprintf(stderr, "--host must be loopback (['127.0.0.1', "
-			    "'::1', 'localhost']); got %s.\n", hr ? hr : host);
-			free(hr);
-			return 1;
-		}
-		if (http_serve == NULL) {
-			fprintf(stderr, "dbprint-serve: --transport http is not "
-			    "available in this build yet; use --transport "
-			    "stdio\n");
-			return 1;
-		}
+	if (!o->http || o->call != NULL)
+		return 0;
+	if (o->port_s == NULL) {
+		fprintf(stderr, "--port is required when --transport http.\n");
+		return -1;
 	}
+	if (!main_loopback(o->host)) {
+		hr = dbp_pyrepr_str(o->host);
+		fprintf(stderr, "--host must be loopback (['127.0.0.1', "
+		    "'::1', 'localhost']); got %s.\n", hr ? hr : o->host);
+		free(hr);
+		return -1;
+	}
+	if (http_serve == NULL) {
+		fprintf(stderr, "dbprint-serve: --transport http is not "
+		    "available in this build yet; use --transport stdio\n");
+		return -1;
+	}
+	return 0;
+}
 
-	/* 2. The project (step 4). */
+/*
+ * Load the project, resolve the served set and open every served index
+ * (upstream-mcp.md 1.1 steps 4 and 5).  0, or -1 after printing the
+ * message; the caller releases s either way.
+ */
+static int
+main_start(struct srv *s, const struct main_opts *o)
+{
+	struct dbp_diag d;
+	const char *path;
+	char *ipath;
+	size_t i;
+
 	d.msg[0] = '\0';
-	if (dbp_project_load(project, &s.project, &d) != 0) {
+	if (dbp_project_load(o->project, &s->project, &d) != 0) {
 		fprintf(stderr, "error: %s\n", d.msg);
-		return 1;
+		return -1;
 	}
-	/* 3. The served set (step 5). */
-	if (main_resolve(&s, conn) != 0) {
-		main_release(&s);
-		return 1;
-	}
-	if (index != NULL && s.nserved > 1) {
+	if (main_resolve(s, o->conn) != 0)
+		return -1;
+	if (o->index != NULL && s->nserved > 1) {
 		fprintf(stderr, "error: --index names one index file, but %zu "
 		    "connections are served; name one CONNECTION\n",
-		    s.nserved);
-		main_release(&s);
-		return 1;
+		    s->nserved);
+		return -1;
 	}
-	/* 4. The indexes. */
-	for (i = 0; i < s.nserved; i++) {
+	for (i = 0; i < s->nserved; i++) {
 		ipath = NULL;
-		path = index;
-		if (path == NULL) {
-			ipath = dbp_index_path(&s.project,
-			    s.served[i].conf->name);
-			path = ipath;
-		}
-		if (path == NULL || main_open_index(&s.served[i], path) != 0) {
+		if ((path = o->index) == NULL)
+			path = ipath = dbp_index_path(&s->project,
+			    s->served[i].conf->name);
+		if (path == NULL || main_open_index(&s->served[i], path) != 0) {
 			free(ipath);
-			main_release(&s);
-			return 1;
+			return -1;
 		}
 		free(ipath);
 	}
+	return 0;
+}
 
-	/* 5. Serve. */
-	if (call != NULL)
-		rc = main_call(&s, call, call_json);
+int
+main(int argc, char **argv)
+{
+	struct main_opts o;
+	struct srv s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(&o, 0, sizeof(o));
+	o.host = "127.0.0.1";
+	/* No allocation statistics: each SQLite malloc and free took a
+	 * global mutex for them. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if ((rc = main_options(argc, argv, &o, &s)) != 0)
+		return rc - 1;
+	if (main_check_transport(&o) != 0)
+		return 1;
+	if (main_start(&s, &o) != 0) {
+		main_release(&s);
+		return 1;
+	}
+	if (o.call != NULL)
+		rc = main_call(&s, o.call, o.call_json);
 	else {
 		rpc_signals();
-		if (http)
-			rc = http_serve(&s, host, (int)port) == 0 ? 0 : 1;
+		if (o.http)
+			rc = http_serve(&s, o.host, (int)o.port) == 0 ? 0 : 1;
 		else
 			rc = rpc_serve_stdio(&s, STDIN_FILENO,
 			    STDOUT_FILENO) == 0 ? 0 : 1;
