@@ -49,6 +49,15 @@
  * 4 MiB is generous and bounds memory per frame. */
 #define DBP_MAX_FRAME		(4L * 1024 * 1024)
 
+/* Longest number a JSON-RPC id may be spelled with: a numeric id is
+ * echoed in its own spelling (rpc.c), and request ids are counters. */
+#define DBP_MAX_ID_NUMBER	64
+
+/* Most bytes of stdin read after SIGTERM/SIGINT: the frames already in
+ * the pipe when the signal came are answered (spec 7.3), and a pipe
+ * holds at most 1 MiB unless raised (/proc/sys/fs/pipe-max-size). */
+#define DBP_STDIO_DRAIN		(1L * 1024 * 1024)
+
 /* Most connections one .dbprint.yaml may declare. */
 #define DBP_MAX_CONNECTIONS	256
 
