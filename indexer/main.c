@@ -21,12 +21,13 @@
 static struct timespec	 m_start;
 static int		 m_bar_shown;
 
+/* The usage line on f; exits with status. */
 static void
-usage(void)
+usage(FILE *f, int status)
 {
-	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
+	fprintf(f, "usage: dbprint-index [--project LOC] [--index PATH] "
 	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
-	exit(EXIT_USAGE);
+	exit(status);
 }
 
 static long
@@ -210,8 +211,11 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
 		default:
-			usage();
+			usage(stderr, EXIT_USAGE);
 		}
 	}
 	o->names = argv + optind;

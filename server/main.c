@@ -37,7 +37,7 @@ main_usage(FILE *f)
 	    "[--port N]\n"
 	    "                     [--token-file F] [--log-level L] "
 	    "[--reference-dir DIR]\n"
-	    "                     [--call TOOL [JSON]]\n");
+	    "                     [--call TOOL [JSON]] [--read-only]\n");
 }
 
 static int
@@ -304,6 +304,7 @@ struct main_opts {
 	const char	*port_s;
 	long		 port;
 	int		 http;
+	int		 read_only;	/* 0 after a last --no-read-only */
 };
 
 /*
@@ -365,13 +366,15 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "reference-dir", required_argument, NULL, 'r' },
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
+		{ "read-only", no_argument, NULL, 'R' },
+		{ "no-read-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch, lvl;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
 			o->project = optarg;
@@ -415,6 +418,12 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			break;
 		case 'T':
 			s->token_file = optarg;
+			break;
+		case 'R':
+			o->read_only = 1;
+			break;
+		case 'W':
+			o->read_only = 0;
 			break;
 		case 'h':
 			main_usage(stdout);
@@ -511,8 +520,14 @@ main(int argc, char **argv)
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	o.read_only = 1;
 	if ((rc = main_options(argc, argv, &o, &s)) != 0)
 		return rc - 1;
+	/* upstream-mcp.md 1.1 step 1: the server only ever reads. */
+	if (!o.read_only) {
+		fprintf(stderr, "Only --read-only is supported.\n");
+		return 1;
+	}
 	if (main_check_transport(&o) != 0)
 		return 1;
 	if (main_start(&s, &o) != 0) {

@@ -11,6 +11,10 @@ USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json] [--
 $VG "$INDEX" --bogus >"$T/out" 2>"$T/err"
 check_eq "unknown option exits 1" 1 $?
 check_eq "unknown option prints the usage line" "$USAGE" "$(tail -1 "$T/err")"
+$VG "$INDEX" --help >"$T/out" 2>"$T/err"
+check_eq "--help exits 0" 0 $?
+check_eq "--help prints the usage line on stdout, nothing on stderr" \
+    "$USAGE|" "$(cat "$T/out")|$(cat "$T/err")"
 check "the usage line is the man page SYNOPSIS" sh -c '
 	m=$(sed -n "/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p" "$1" | tr "\n" " ")
 	for o in project index full json quiet; do
