@@ -278,38 +278,14 @@ md_unreadable(const struct ctx *x, int k)
 	return st;
 }
 
+/* The Missing and Unreadable lines: declared artifacts absent from
+ * disk, and those present that failed to parse. */
 static void
-md_header(struct mdw *w)
+md_artifacts(struct mdw *w)
 {
 	struct ctx *x = w->x;
-	const cJSON *sc, *v, *e;
-	char pct[64];
-	int k, n, first;
+	int k, n;
 
-	md_sect(w);
-	dbp_buf_addf(&w->b, "# Table: %s  (", x->fqn);
-	if (x->has_rows)
-		dbp_buf_addf(&w->b, "%lld rows, ", x->row_count);
-	dbp_buf_addf(&w->b, "%lld columns)", x->has_cols ? x->columns_count :
-	    (long long)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-	    x->stats, "columns")));
-	md_end(w);
-	if (x->type != NULL && strcmp(x->type, "table") != 0) {
-		md_term2(w, "type", x->type);
-		dbp_buf_addf(&w->b, "Type: %s", x->type);
-		md_end(w);
-	}
-	if (x->unprofiled) {
-		md_term(w, "label:unprofiled");
-		dbp_buf_addf(&w->b, "Unprofiled: the last generate run could "
-		    "not profile '%s'; run dbprint generate to see the cause - "
-		    "this print is an earlier run's", x->fqn);
-		md_end(w);
-	}
-	if (x->adapter != NULL) {
-		dbp_buf_addf(&w->b, "Adapter: %s", x->adapter);
-		md_end(w);
-	}
 	for (n = 0, k = 0; k < CTX_NKINDS; k++) {
 		if (!x->art[k].declared || (x->art[k].status != NULL &&
 		    strcmp(x->art[k].status, "absent") != 0))
@@ -344,84 +320,138 @@ md_header(struct mdw *w)
 			md_end(w);
 		}
 	}
-	if (x->scoped) {
-		md_term(w, "label:scanned");
-		sc = x->scope;
-		if (x->has_scanned)
-			dbp_buf_addf(&w->b, "Scanned: %lld", x->rows_scanned);
-		else
-			dbp_buf_adds(&w->b, "Scanned: part");
-		if (x->has_stats_rows) {
-			dbp_buf_addf(&w->b, " of %lld rows",
-			    x->stats_row_count);
-			if (x->has_scanned && x->stats_row_count > 0) {
-				ctx_pct((double)x->rows_scanned /
-				    (double)x->stats_row_count, pct,
-				    sizeof(pct));
-				dbp_buf_addf(&w->b, " (%s)", pct);
+}
+
+/* The Scanned line: how much of the table the profile read, and
+ * whether it was sampled or filtered. */
+static void
+md_scanned(struct mdw *w)
+{
+	struct ctx *x = w->x;
+	const cJSON *sc, *v;
+	char pct[64];
+
+	md_term(w, "label:scanned");
+	sc = x->scope;
+	if (x->has_scanned)
+		dbp_buf_addf(&w->b, "Scanned: %lld", x->rows_scanned);
+	else
+		dbp_buf_adds(&w->b, "Scanned: part");
+	if (x->has_stats_rows) {
+		dbp_buf_addf(&w->b, " of %lld rows",
+		    x->stats_row_count);
+		if (x->has_scanned && x->stats_row_count > 0) {
+			ctx_pct((double)x->rows_scanned /
+			    (double)x->stats_row_count, pct,
+			    sizeof(pct));
+			dbp_buf_addf(&w->b, " (%s)", pct);
+		}
+	} else {
+		dbp_buf_adds(&w->b, " rows");
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(sc, "sample")) !=
+	    NULL) {
+		md_term(w, "label:sampled");
+		dbp_buf_adds(&w->b, "; sampled");
+	}
+	if (md_str(sc, "filter") != NULL) {
+		md_term(w, "label:filtered");
+		dbp_buf_adds(&w->b, "; filtered by `");
+		md_one(w, md_str(sc, "filter"));
+		dbp_buf_adds(&w->b, "`");
+	}
+	md_end(w);
+}
+
+/* The profile's Catalog only, Depends on and Grain lines. */
+static void
+md_shape(struct mdw *w)
+{
+	struct ctx *x = w->x;
+	const cJSON *v, *e;
+	int first;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x->stats,
+	    "catalog_only"))) {
+		md_term(w, "label:catalog_only");
+		dbp_buf_adds(&w->b, "Catalog only: no query was issued "
+		    "for this object; nothing below was measured");
+		md_end(w);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(x->stats, "depends_on");
+	if (cJSON_IsArray(v)) {
+		md_term(w, "label:depends_on");
+		dbp_buf_adds(&w->b, "Depends on: ");
+		first = 1;
+		cJSON_ArrayForEach(e, v) {
+			dbp_buf_adds(&w->b, first ? "" : ", ");
+			first = 0;
+			if (cJSON_IsString(e))
+				dbp_buf_adds(&w->b, e->valuestring);
+		}
+		if (first)
+			dbp_buf_adds(&w->b, "nothing");
+		md_end(w);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"),
+	    "keys");
+	if (cJSON_GetArraySize(v) > 0) {
+		md_term(w, "label:grain");
+		dbp_buf_adds(&w->b, "Grain: ");
+		first = 1;
+		cJSON_ArrayForEach(e, v) {
+			const char *det = md_str(e, "detection");
+
+			dbp_buf_adds(&w->b, first ? "" : "; ");
+			first = 0;
+			ctx_cols(&w->b,
+			    cJSON_GetObjectItemCaseSensitive(e,
+			    "columns"));
+			if (det != NULL) {
+				md_term2(w, "detection", det);
+				dbp_buf_addf(&w->b, " (%s)", det);
 			}
-		} else {
-			dbp_buf_adds(&w->b, " rows");
-		}
-		if ((v = cJSON_GetObjectItemCaseSensitive(sc, "sample")) !=
-		    NULL) {
-			md_term(w, "label:sampled");
-			dbp_buf_adds(&w->b, "; sampled");
-		}
-		if (md_str(sc, "filter") != NULL) {
-			md_term(w, "label:filtered");
-			dbp_buf_adds(&w->b, "; filtered by `");
-			md_one(w, md_str(sc, "filter"));
-			dbp_buf_adds(&w->b, "`");
 		}
 		md_end(w);
 	}
-	if (x->purpose == CTX_PROFILE && x->inc_stats && x->stats != NULL) {
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x->stats,
-		    "catalog_only"))) {
-			md_term(w, "label:catalog_only");
-			dbp_buf_adds(&w->b, "Catalog only: no query was issued "
-			    "for this object; nothing below was measured");
-			md_end(w);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(x->stats, "depends_on");
-		if (cJSON_IsArray(v)) {
-			md_term(w, "label:depends_on");
-			dbp_buf_adds(&w->b, "Depends on: ");
-			first = 1;
-			cJSON_ArrayForEach(e, v) {
-				dbp_buf_adds(&w->b, first ? "" : ", ");
-				first = 0;
-				if (cJSON_IsString(e))
-					dbp_buf_adds(&w->b, e->valuestring);
-			}
-			if (first)
-				dbp_buf_adds(&w->b, "nothing");
-			md_end(w);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"),
-		    "keys");
-		if (cJSON_GetArraySize(v) > 0) {
-			md_term(w, "label:grain");
-			dbp_buf_adds(&w->b, "Grain: ");
-			first = 1;
-			cJSON_ArrayForEach(e, v) {
-				const char *det = md_str(e, "detection");
+}
 
-				dbp_buf_adds(&w->b, first ? "" : "; ");
-				first = 0;
-				ctx_cols(&w->b,
-				    cJSON_GetObjectItemCaseSensitive(e,
-				    "columns"));
-				if (det != NULL) {
-					md_term2(w, "detection", det);
-					dbp_buf_addf(&w->b, " (%s)", det);
-				}
-			}
-			md_end(w);
-		}
+/* The header: the title line and the lines about the print as a whole. */
+static void
+md_header(struct mdw *w)
+{
+	struct ctx *x = w->x;
+
+	md_sect(w);
+	dbp_buf_addf(&w->b, "# Table: %s  (", x->fqn);
+	if (x->has_rows)
+		dbp_buf_addf(&w->b, "%lld rows, ", x->row_count);
+	dbp_buf_addf(&w->b, "%lld columns)", x->has_cols ? x->columns_count :
+	    (long long)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+	    x->stats, "columns")));
+	md_end(w);
+	if (x->type != NULL && strcmp(x->type, "table") != 0) {
+		md_term2(w, "type", x->type);
+		dbp_buf_addf(&w->b, "Type: %s", x->type);
+		md_end(w);
 	}
+	if (x->unprofiled) {
+		md_term(w, "label:unprofiled");
+		dbp_buf_addf(&w->b, "Unprofiled: the last generate run could "
+		    "not profile '%s'; run dbprint generate to see the cause - "
+		    "this print is an earlier run's", x->fqn);
+		md_end(w);
+	}
+	if (x->adapter != NULL) {
+		dbp_buf_addf(&w->b, "Adapter: %s", x->adapter);
+		md_end(w);
+	}
+	md_artifacts(w);
+	if (x->scoped)
+		md_scanned(w);
+	if (x->purpose == CTX_PROFILE && x->inc_stats && x->stats != NULL)
+		md_shape(w);
 	if (!ctx_documented(x)) {
 		md_term(w, "label:meanings");
 		dbp_buf_adds(&w->b, "Meanings: not documented here - read "
