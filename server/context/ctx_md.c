@@ -1117,13 +1117,88 @@ md_range(struct mdw *w, const cJSON *col, struct dbp_buf *cell,
 	md_num(cell, hi);
 }
 
+/* The looks like note: the pattern the values match, and how many of
+ * the sampled values matched it. */
+static void
+md_looks_like(struct mdw *w, const cJSON *inf, struct dbp_buf *cell)
+{
+	const char *s;
+
+	if ((s = md_str(inf, "looks_like")) != NULL) {
+		md_term2(w, "looks_like", s);
+		dbp_buf_addf(cell, "%slooks like %s", cell->len ? "; " : "", s);
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(inf,
+		    "sampled"))) {
+			dbp_buf_adds(cell, " (");
+			md_num(cell, cJSON_GetObjectItemCaseSensitive(inf,
+			    "matched"));
+			dbp_buf_adds(cell, " of ");
+			md_num(cell, cJSON_GetObjectItemCaseSensitive(inf,
+			    "sampled"));
+			dbp_buf_adds(cell, " sampled)");
+		}
+	}
+}
+
+/* The freshness note: the classification and the newest value's age. */
+static void
+md_freshness(struct mdw *w, const cJSON *col, struct dbp_buf *cell)
+{
+	struct ctx *x = w->x;
+	const cJSON *v, *e;
+	const char *s;
+
+	v = cJSON_GetObjectItemCaseSensitive(col, "freshness");
+	if ((s = md_str(v, "classification")) != NULL) {
+		md_term2(w, "freshness", s);
+		dbp_buf_addf(cell, "%sfreshness: %s", cell->len ? "; " : "", s);
+		e = cJSON_GetObjectItemCaseSensitive(v, "max_age_days");
+		if (cJSON_IsNumber(e)) {
+			md_term(w, "label:newest");
+			dbp_buf_adds(cell, ", newest value ");
+			md_num(cell, e);
+			dbp_buf_adds(cell, " days old");
+		}
+		if (x->scoped) {
+			md_term(w, "label:over_scanned");
+			dbp_buf_adds(cell, " over the rows scanned");
+		}
+	}
+}
+
+/* The percentile notes, P25 and the like, one a percentile. */
+static void
+md_percentiles(struct mdw *w, const cJSON *col, struct dbp_buf *cell)
+{
+	const cJSON *v, *e;
+
+	v = cJSON_GetObjectItemCaseSensitive(col, "percentiles");
+	cJSON_ArrayForEach(e, v) {
+		if (e->string == NULL)
+			continue;
+		{
+			struct dbp_buf k;
+			char *key;
+
+			dbp_buf_init(&k, 256);
+			dbp_buf_addf(&k, "pct:%s", e->string);
+			if ((key = dbp_buf_take(&k)) != NULL)
+				md_term(w, key);
+			free(key);
+		}
+		dbp_buf_addf(cell, "%sP%s ", cell->len ? "; " : "",
+		    e->string[0] == 'p' ? e->string + 1 : e->string);
+		md_num(cell, e);
+	}
+}
+
 /* The Notes cell of one column. */
 static char *
 md_notes(struct mdw *w, const cJSON *col, int part)
 {
 	struct ctx *x = w->x;
 	struct dbp_buf cell;
-	const cJSON *inf, *v, *e;
+	const cJSON *inf, *v;
 	const char *s;
 
 	dbp_buf_init(&cell, DBP_MAX_FILE_BYTES);
@@ -1139,20 +1214,7 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 		}
 	}
 	md_profile_values(w, col, part, &cell);
-	if ((s = md_str(inf, "looks_like")) != NULL) {
-		md_term2(w, "looks_like", s);
-		dbp_buf_addf(&cell, "%slooks like %s", cell.len ? "; " : "", s);
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(inf,
-		    "sampled"))) {
-			dbp_buf_adds(&cell, " (");
-			md_num(&cell, cJSON_GetObjectItemCaseSensitive(inf,
-			    "matched"));
-			dbp_buf_adds(&cell, " of ");
-			md_num(&cell, cJSON_GetObjectItemCaseSensitive(inf,
-			    "sampled"));
-			dbp_buf_adds(&cell, " sampled)");
-		}
-	}
+	md_looks_like(w, inf, &cell);
 	if ((s = md_str(inf, "sensitivity")) != NULL) {
 		md_term2(w, "sensitivity", s);
 		dbp_buf_addf(&cell, "%ssensitivity: %s", cell.len ? "; " : "",
@@ -1174,41 +1236,9 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 		    sp != NULL ? sp : s);
 		free(sp);
 	}
-	v = cJSON_GetObjectItemCaseSensitive(col, "freshness");
-	if ((s = md_str(v, "classification")) != NULL) {
-		md_term2(w, "freshness", s);
-		dbp_buf_addf(&cell, "%sfreshness: %s", cell.len ? "; " : "", s);
-		e = cJSON_GetObjectItemCaseSensitive(v, "max_age_days");
-		if (cJSON_IsNumber(e)) {
-			md_term(w, "label:newest");
-			dbp_buf_adds(&cell, ", newest value ");
-			md_num(&cell, e);
-			dbp_buf_adds(&cell, " days old");
-		}
-		if (x->scoped) {
-			md_term(w, "label:over_scanned");
-			dbp_buf_adds(&cell, " over the rows scanned");
-		}
-	}
+	md_freshness(w, col, &cell);
 	md_range(w, col, &cell, "range", "range", "label:range");
-	v = cJSON_GetObjectItemCaseSensitive(col, "percentiles");
-	cJSON_ArrayForEach(e, v) {
-		if (e->string == NULL)
-			continue;
-		{
-			struct dbp_buf k;
-			char *key;
-
-			dbp_buf_init(&k, 256);
-			dbp_buf_addf(&k, "pct:%s", e->string);
-			if ((key = dbp_buf_take(&k)) != NULL)
-				md_term(w, key);
-			free(key);
-		}
-		dbp_buf_addf(&cell, "%sP%s ", cell.len ? "; " : "",
-		    e->string[0] == 'p' ? e->string + 1 : e->string);
-		md_num(&cell, e);
-	}
+	md_percentiles(w, col, &cell);
 	v = cJSON_GetObjectItemCaseSensitive(col, "mean");
 	if (cJSON_IsNumber(v)) {
 		md_term(w, "label:mean");
