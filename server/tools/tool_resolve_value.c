@@ -538,32 +538,19 @@ rv_add_ords(sqlite3_stmt *q, int **ords, size_t *no, size_t *capo)
 	return rc == SQLITE_DONE ? 0 : -2;
 }
 
-/*
- * definition: the column's per-value notes (str(value) -> note, the last
- * of a repeated value winning, blanks dropped, as upstream builds its
- * dict) whose folded note names the phrase or is named by it; then the
- * listed entries of those values, in list order.  The list is read only
- * when a note matches.
- */
+/* Read the column's non-blank per-value notes, in file order, into *vnp. */
 static int
-rv_definition(struct rv *r, cJSON *arr)
+rv_read_vnotes(struct rv *r, struct rv_vnote **vnp, size_t *nvp)
 {
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
-	static const char sql_val[] = RV_BY_FOLD("SELECT ord FROM "
-	    "column_values", "AND text = ?3");
-	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
-	    "column_id = ?1 AND text IS NULL";
-	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
+	sqlite3_stmt *ns = NULL;
 	struct rv_vnote *vn = NULL, *t;
-	char *nf, *kf;
-	int *ords = NULL, rc, res = -1, hit;
-	size_t nv = 0, capv = 0, no = 0, capo = 0, i;
-	sqlite3 *db = r->c->conn->db;
+	size_t nv = 0, capv = 0;
+	int rc, res = -1;
 
-	if (r->fold[0] == '\0')
-		return 0;
-	if (sqlite3_prepare_v2(db, sql_notes, -1, &ns, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_notes, -1, &ns, NULL) !=
+	    SQLITE_OK)
 		goto dberr;
 	sqlite3_bind_text(ns, 1, r->table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(ns, 2, r->column, -1, SQLITE_STATIC);
@@ -589,6 +576,45 @@ rv_definition(struct rv *r, cJSON *arr)
 	}
 	if (rc != SQLITE_DONE)
 		goto dberr;
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+out:
+	*vnp = vn;
+	*nvp = nv;
+	sqlite3_finalize(ns);
+	return res;
+}
+
+/*
+ * definition: the column's per-value notes (str(value) -> note, the last
+ * of a repeated value winning, blanks dropped, as upstream builds its
+ * dict) whose folded note names the phrase or is named by it; then the
+ * listed entries of those values, in list order.  The list is read only
+ * when a note matches.
+ */
+static int
+rv_definition(struct rv *r, cJSON *arr)
+{
+	static const char sql_val[] = RV_BY_FOLD("SELECT ord FROM "
+	    "column_values", "AND text = ?3");
+	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
+	    "column_id = ?1 AND text IS NULL";
+	sqlite3_stmt *vs = NULL, *zs = NULL, *os = NULL;
+	struct rv_vnote *vn = NULL;
+	char *nf, *kf;
+	int *ords = NULL, rc, res = -1, hit;
+	size_t nv = 0, no = 0, capo = 0, i;
+	sqlite3 *db = r->c->conn->db;
+
+	if (r->fold[0] == '\0')
+		return 0;
+	if (rv_read_vnotes(r, &vn, &nv) == -1)
+		goto out;
 	if (nv > 1)
 		qsort(vn, nv, sizeof(*vn), rv_cmp_vnote);
 	for (i = 0; i < nv; i++) {
@@ -653,7 +679,6 @@ out:
 	}
 	free(vn);
 	free(ords);
-	sqlite3_finalize(ns);
 	sqlite3_finalize(vs);
 	sqlite3_finalize(zs);
 	sqlite3_finalize(os);
