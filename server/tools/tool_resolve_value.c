@@ -807,6 +807,47 @@ rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* Count into pp the posting list of each of the text's trigrams. */
+static int
+rv_post_read(struct rv *r, const struct tm_trigrams *q, struct rv_post *pp)
+{
+	static const char sql_post[] = "SELECT postings FROM value_trigrams "
+	    "WHERE column_id = ?1 AND trigram = ?2";
+	sqlite3_stmt *st = NULL;
+	const unsigned char *blob;
+	size_t i;
+	char tri[13];
+	int rc, res = -1;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	for (i = 0; i < q->n; i++) {
+		tm_trigram_text(q->v[i], tri);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->col.id);
+		sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_DONE)
+			continue;
+		if (rc != SQLITE_ROW)
+			goto dberr;
+		blob = sqlite3_column_blob(st, 0);
+		if (blob != NULL && rv_post_add(pp, blob,
+		    (size_t)sqlite3_column_bytes(st, 0)) == -1) {
+			call_fail(r->c, "index read failed: a malformed "
+			    "value_trigrams row for trigram '%s'", tri);
+			goto out;
+		}
+	}
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+out:
+	sqlite3_finalize(st);
+	return res;
+}
+
 /*
  * nearest over a long list: every value holding one of the text's
  * trigrams is met in their posting lists, which carry each value's own
@@ -821,15 +862,10 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
     sqlite3_int64 maxord, sqlite3_stmt **os, struct rv_near *top,
     size_t *ntop)
 {
-	static const char sql_post[] = "SELECT postings FROM value_trigrams "
-	    "WHERE column_id = ?1 AND trigram = ?2";
 	struct rv_post pp;
 	struct rv_near *cand = NULL;
-	sqlite3_stmt *st = NULL;
-	const unsigned char *blob;
 	size_t i, nc = 0, m, k;
-	char tri[13];
-	int rc, res = -1;
+	int res = -1;
 
 	memset(&pp, 0, sizeof(pp));
 	if (maxord < 0 || maxord >= (sqlite3_int64)UINT32_MAX / 2)
@@ -838,26 +874,8 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
 	if ((pp.slot = calloc(pp.nord, sizeof(*pp.slot))) == NULL ||
 	    (pp.acc = malloc(pp.nord * sizeof(*pp.acc))) == NULL)
 		goto oom;
-	if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto dberr;
-	for (i = 0; i < q->n; i++) {
-		tm_trigram_text(q->v[i], tri);
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->col.id);
-		sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_DONE)
-			continue;
-		if (rc != SQLITE_ROW)
-			goto dberr;
-		blob = sqlite3_column_blob(st, 0);
-		if (blob != NULL && rv_post_add(&pp, blob,
-		    (size_t)sqlite3_column_bytes(st, 0)) == -1) {
-			call_fail(r->c, "index read failed: a malformed "
-			    "value_trigrams row for trigram '%s'", tri);
-			goto out;
-		}
-	}
+	if (rv_post_read(r, q, &pp) == -1)
+		goto out;
 	/* Exact scores; those below the floor are out. */
 	if (pp.nacc > 0 && (cand = malloc(pp.nacc * sizeof(*cand))) == NULL)
 		goto oom;
@@ -916,7 +934,6 @@ out:
 	free(cand);
 	free(pp.slot);
 	free(pp.acc);
-	sqlite3_finalize(st);
 	return res;
 }
 
