@@ -235,9 +235,15 @@ gc_clone(struct dbp_remote *r, const char *dest, int abort_fd,
 static int
 gc_readable(const char *repo)
 {
-	char sha[41];
+	char sha[41], *dotgit;
+	int ok;
 
-	return gc_exists(repo) && gc_rev(repo, "HEAD^{commit}", sha) == 0;
+	/* Without its .git, git would find a repository above it. */
+	if ((dotgit = gc_path(repo, ".git")) == NULL)
+		return 0;
+	ok = gc_exists(dotgit) && gc_rev(repo, "HEAD^{commit}", sha) == 0;
+	free(dotgit);
+	return ok;
 }
 
 /* A temporary sibling name of path: <path>.<what>.<pid>; malloc'd. */
@@ -537,6 +543,8 @@ int
 dbp_project_open(const char *loc, int flags, struct dbp_project *p,
     struct dbp_remote *r, struct dbp_diag *d)
 {
+	const char *rel;
+	size_t n;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -552,7 +560,13 @@ dbp_project_open(const char *loc, int flags, struct dbp_project *p,
 		return -1;
 	if (dbp_project_load(r->loc, p, d) != 0)
 		return -1;
-	if ((p->index_dir = strdup(r->index_dir)) == NULL) {
+	/* One index directory per project directory of the clone: two
+	 * subpaths may declare connections of the same name. */
+	n = strlen(r->repo);
+	rel = strncmp(p->root, r->repo, n) == 0 && p->root[n] == '/' ?
+	    p->root + n + 1 : "";
+	if ((p->index_dir = rel[0] ? gc_path(r->index_dir, rel) :
+	    strdup(r->index_dir)) == NULL) {
 		dbp_project_release(p);
 		return dbp_fail(d, "out of memory");
 	}

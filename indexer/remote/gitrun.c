@@ -74,21 +74,36 @@ gr_keep(char *out, size_t outsz, size_t *len, const char *p, size_t n)
 	out[*len] = '\0';
 }
 
-/* git's last non-empty line in out, trimmed, into line. */
+/* The line of git's output to quote, trimmed, into line: its last
+ * "fatal:" or "error:" line, else its last non-empty one. */
 static void
 gr_last_line(const char *out, char *line, size_t sz)
 {
-	const char *e, *s;
+	const char *s, *e, *best_s = NULL, *best_e = NULL, *p;
 
 	line[0] = '\0';
 	if (out == NULL)
 		return;
-	e = out + strlen(out);
-	while (e > out && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
-		e--;
-	for (s = e; s > out && s[-1] != '\n' && s[-1] != '\r'; s--)
-		;
-	snprintf(line, sz, "%.*s", (int)(e - s), s);
+	for (p = out; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		s = p;
+		e = s + strcspn(s, "\r\n");
+		while (e > s && e[-1] == ' ')
+			e--;
+		if (e == s) {
+			e = s + strcspn(s, "\r\n");
+			continue;
+		}
+		if (best_s == NULL || strncmp(s, "fatal:", 6) == 0 ||
+		    strncmp(s, "error:", 6) == 0 ||
+		    (strncmp(best_s, "fatal:", 6) != 0 &&
+		    strncmp(best_s, "error:", 6) != 0)) {
+			best_s = s;
+			best_e = e;
+		}
+		e = s + strcspn(s, "\r\n");
+	}
+	if (best_s != NULL)
+		snprintf(line, sz, "%.*s", (int)(best_e - best_s), best_s);
 }
 
 static long

@@ -80,7 +80,8 @@ struct dbp_remote {
  * When loc is a git address, the clone in the cache is made (first use),
  * made afresh (unreadable) or refreshed when due (unless
  * DBP_REMOTE_BACKGROUND), .dbprint.yaml is read from its subpath, and
- * p->index_dir is the entry's index/.  r is filled for a git address and
+ * p->index_dir is the entry's index/, or index/<dir> for a project in
+ * the clone's <dir>.  r is filled for a git address and
  * zeroed for a local one; release it with dbp_remote_release either way.
  * 0, or -1 with d set.
  */
