@@ -3,8 +3,8 @@
  *
  *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
  *       [--transport stdio|http] [--host H] [--port N] [--token-file F]
- *       [--log-level L] [--reference-dir DIR] [--read-only]
- *       [--call TOOL [JSON]]
+ *       [--log-level L] [--reference-dir DIR] [--call TOOL [JSON]]
+ *       [--read-only]
  *
  * Startup follows research/upstream-mcp.md 1.1: --no-read-only is refused,
  * the transport options are checked, the project configuration is loaded
@@ -40,7 +40,7 @@ main_usage(FILE *f)
 	    "[--port N]\n"
 	    "                     [--token-file F] [--log-level L] "
 	    "[--reference-dir DIR]\n"
-	    "                     [--read-only] [--call TOOL [JSON]]\n");
+	    "                     [--call TOOL [JSON]] [--read-only]\n");
 }
 
 static int
@@ -307,8 +307,49 @@ struct main_opts {
 	const char	*port_s;
 	long		 port;
 	int		 http;
-	int		 no_read_only;	/* --no-read-only: refused */
+	int		 read_only;	/* 0 after a last --no-read-only */
 };
+
+/*
+ * The words after the options (CONNECTION, and with --call the JSON
+ * arguments) and the --port number.  0, or 1 + MAIN_EXIT_USAGE after
+ * printing why.
+ */
+static int
+main_operands(int argc, char **argv, struct main_opts *o)
+{
+	char *end;
+
+	/* CONNECTION, and with --call the JSON arguments (the
+	 * word that opens with '{', else the second word). */
+	for (; optind < argc; optind++) {
+		if (o->call != NULL && o->call_json == NULL &&
+		    (argv[optind][0] == '{' || o->conn != NULL)) {
+			o->call_json = argv[optind];
+			continue;
+		}
+		if (o->conn != NULL) {
+			fprintf(stderr, "dbprint-serve: unexpected argument "
+			    "'%s'\n", argv[optind]);
+			main_usage(stderr);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+		o->conn = argv[optind];
+	}
+	if (o->port_s != NULL) {
+		errno = 0;
+		o->port = strtol(o->port_s, &end, 10);
+		/* 0 asks the system for a free port (HTTP prints it). */
+		if (errno != 0 || *end != '\0' || end == o->port_s ||
+		    o->port < 0 || o->port > MAIN_PORT_MAX) {
+			fprintf(stderr, "dbprint-serve: --port must be a "
+			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
+			    o->port_s);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
 
 /*
  * Parse the command line into o and s (reference and token files, the
@@ -329,15 +370,14 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "read-only", no_argument, NULL, 'R' },
-		{ "no-read-only", no_argument, NULL, 'N' },
+		{ "no-read-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
 	int ch, lvl;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
 			o->project = optarg;
@@ -382,11 +422,11 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		case 'T':
 			s->token_file = optarg;
 			break;
-		case 'R':	/* upstream's default; the server only reads */
-			o->no_read_only = 0;
+		case 'R':
+			o->read_only = 1;
 			break;
-		case 'N':
-			o->no_read_only = 1;
+		case 'W':
+			o->read_only = 0;
 			break;
 		case 'h':
 			main_usage(stdout);
@@ -399,35 +439,7 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			return 1 + MAIN_EXIT_USAGE;
 		}
 	}
-	/* What is left: CONNECTION, and with --call the JSON arguments (the
-	 * word that opens with '{', else the second word). */
-	for (; optind < argc; optind++) {
-		if (o->call != NULL && o->call_json == NULL &&
-		    (argv[optind][0] == '{' || o->conn != NULL)) {
-			o->call_json = argv[optind];
-			continue;
-		}
-		if (o->conn != NULL) {
-			fprintf(stderr, "dbprint-serve: unexpected argument "
-			    "'%s'\n", argv[optind]);
-			main_usage(stderr);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-		o->conn = argv[optind];
-	}
-	if (o->port_s != NULL) {
-		errno = 0;
-		o->port = strtol(o->port_s, &end, 10);
-		/* 0 asks the system for a free port (HTTP prints it). */
-		if (errno != 0 || *end != '\0' || end == o->port_s ||
-		    o->port < 0 || o->port > MAIN_PORT_MAX) {
-			fprintf(stderr, "dbprint-serve: --port must be a "
-			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
-			    o->port_s);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-	}
-	return 0;
+	return main_operands(argc, argv, o);
 }
 
 /* The transport's own checks (upstream-mcp.md 1.1 step 3): 0, or -1
@@ -520,9 +532,11 @@ main(int argc, char **argv)
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	o.read_only = 1;
 	if ((rc = main_options(argc, argv, &o, &s)) != 0)
 		return rc - 1;
-	if (o.no_read_only) {
+	/* upstream-mcp.md 1.1 step 1: the server only ever reads. */
+	if (!o.read_only) {
 		fprintf(stderr, "Only --read-only is supported.\n");
 		return 1;
 	}
