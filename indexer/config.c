@@ -490,6 +490,7 @@ dbp_project_release(struct dbp_project *p)
 	free(p->conns);
 	free(p->config_path);
 	free(p->root);
+	free(p->index_dir);
 	cJSON_Delete(p->raw);
 	memset(p, 0, sizeof(*p));
 }
@@ -511,6 +512,10 @@ dbp_index_path(const struct dbp_project *p, const char *conn)
 	struct dbp_buf b;
 
 	dbp_buf_init(&b, DBP_MAX_PATH);
+	if (p->index_dir != NULL) {
+		dbp_buf_addf(&b, "%s/%s.sqlite", p->index_dir, conn);
+		return dbp_buf_take(&b);
+	}
 	dbp_buf_addf(&b, "%s%s.dbprint/index/%s.sqlite", p->root,
 	    strcmp(p->root, "/") == 0 ? "" : "/", conn);
 	return dbp_buf_take(&b);

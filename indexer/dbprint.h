@@ -304,6 +304,9 @@ struct dbp_project {
 	cJSON		*raw;		/* the parsed file; owns every borrowed cJSON */
 	struct dbp_conn	*conns;		/* declaration order */
 	size_t		 nconns;
+	char		*index_dir;	/* NULL: <root>/.dbprint/index; a print
+					 * served from its repository: the
+					 * cache entry's index/ (remote.h) */
 };
 
 /* Find and load .dbprint.yaml: from loc exactly when non-NULL (the file,
@@ -317,7 +320,8 @@ void	dbp_project_release(struct dbp_project *p);
 /* The connection named name, or NULL. */
 const struct dbp_conn *dbp_project_conn(const struct dbp_project *p,
 	    const char *name);
-/* Default index path <root>/.dbprint/index/<conn>.sqlite; malloc'd. */
+/* Default index path <root>/.dbprint/index/<conn>.sqlite, or
+ * <index_dir>/<conn>.sqlite when index_dir is set; malloc'd. */
 char	*dbp_index_path(const struct dbp_project *p, const char *conn);
 
 /* ------------------------------------------------------------------ */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "compile/ix.h"
+#include "remote/remote.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
@@ -280,6 +281,7 @@ main(int argc, char *argv[])
 {
 	struct m_opts o;
 	struct dbp_project proj;
+	struct dbp_remote remote;
 	struct dbp_diag d;
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
@@ -292,8 +294,10 @@ main(int argc, char *argv[])
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	memset(&o, 0, sizeof(o));
 	m_options(argc, argv, &o);
-	if (dbp_project_load(o.project, &proj, &d) == -1) {
+	/* A git address is cloned, or refreshed when due, first. */
+	if (dbp_project_open(o.project, 0, &proj, &remote, &d) == -1) {
 		dbp_warn("%s", d.msg);
+		dbp_remote_release(&remote);
 		return EXIT_USAGE;
 	}
 	if ((todo = m_select(&proj, &o, &n, &rc)) == NULL)
@@ -329,5 +333,6 @@ out:
 	cJSON_Delete(out);
 	free(todo);
 	dbp_project_release(&proj);
+	dbp_remote_release(&remote);
 	return rc;
 }

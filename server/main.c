@@ -4,9 +4,11 @@
  *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
  *       [--transport stdio|http] [--host H] [--port N] [--token-file F]
  *       [--log-level L] [--reference-dir DIR] [--call TOOL [JSON]]
+ *       [--read-only]
  *
- * Startup follows research/upstream-mcp.md 1.1: the transport options are
- * checked, the project configuration is loaded ("error: <msg>", exit 1),
+ * Startup follows research/upstream-mcp.md 1.1: --no-read-only is refused,
+ * the transport options are checked, the project configuration is loaded
+ * (a git address cloned or refreshed first; "error: <msg>", exit 1),
  * the served connections are resolved (the bare message, exit 1), each
  * served connection's index is opened and brought up to date, and then
  * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "remote/remote.h"
 
 #define MAIN_EXIT_USAGE	2
 #define MAIN_PORT_MAX	65535
@@ -468,12 +471,14 @@ main_check_transport(const struct main_opts *o)
 }
 
 /*
- * Load the project, resolve the served set and open every served index
- * (upstream-mcp.md 1.1 steps 4 and 5).  0, or -1 after printing the
- * message; the caller releases s either way.
+ * Load the project (a git address: its clone made or, for --call,
+ * refreshed when due; a server refreshes it in the background), resolve
+ * the served set and open every served index (upstream-mcp.md 1.1 steps
+ * 4 and 5).  0, or -1 after printing the message; the caller releases s
+ * and r either way.
  */
 static int
-main_start(struct srv *s, const struct main_opts *o)
+main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 {
 	struct dbp_diag d;
 	const char *path;
@@ -481,7 +486,8 @@ main_start(struct srv *s, const struct main_opts *o)
 	size_t i;
 
 	d.msg[0] = '\0';
-	if (dbp_project_load(o->project, &s->project, &d) != 0) {
+	if (dbp_project_open(o->project, o->call != NULL ? 0 :
+	    DBP_REMOTE_BACKGROUND, &s->project, r, &d) != 0) {
 		fprintf(stderr, "error: %s\n", d.msg);
 		return -1;
 	}
@@ -511,11 +517,17 @@ int
 main(int argc, char **argv)
 {
 	struct main_opts o;
+	struct dbp_remote remote;
+	struct dbp_refresher refresher;
+	struct dbp_diag d;
 	struct srv s;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
 	memset(&o, 0, sizeof(o));
+	memset(&remote, 0, sizeof(remote));
+	memset(&refresher, 0, sizeof(refresher));
+	refresher.fd = -1;
 	o.host = "127.0.0.1";
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
@@ -530,10 +542,19 @@ main(int argc, char **argv)
 	}
 	if (main_check_transport(&o) != 0)
 		return 1;
-	if (main_start(&s, &o) != 0) {
+	if (main_start(&s, &o, &remote) != 0) {
 		main_release(&s);
+		dbp_remote_release(&remote);
 		return 1;
 	}
+	/* A print served from its repository: git runs in a child forked
+	 * now, on its timer; this process only reads the files it leaves. */
+	if (o.call == NULL && dbp_refresher_start(&remote, &refresher,
+	    &d) != 0)
+		srv_log(SRV_LOG_WARNING, "%s; the clone is not refreshed",
+		    d.msg);
+	/* The sandbox (issue 16) goes after the refresher starts: from here
+	 * on this process never runs git nor touches the network. */
 	if (o.call != NULL)
 		rc = main_call(&s, o.call, o.call_json);
 	else {
@@ -545,6 +566,8 @@ main(int argc, char **argv)
 			    STDOUT_FILENO) == 0 ? 0 : 1;
 		fflush(stderr);
 	}
+	dbp_refresher_stop(&refresher);
 	main_release(&s);
+	dbp_remote_release(&remote);
 	return rc;
 }
