@@ -6,6 +6,8 @@
  * 1 for a usage or configuration error, 2 when an index could not be
  * written.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "compile/ix.h"
+#include "platform.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
@@ -275,6 +278,7 @@ main(int argc, char *argv[])
 	size_t i, n;
 	int rc = 0, r;
 
+	dbp_set_progname(argv[0]);
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

@@ -12,6 +12,8 @@
  * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
  * runs the one --call and exits.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -23,6 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "server.h"
 
 #define MAIN_EXIT_USAGE	2
@@ -493,6 +496,7 @@ main(int argc, char **argv)
 	struct srv s;
 	int rc;
 
+	dbp_set_progname(argv[0]);
 	memset(&s, 0, sizeof(s));
 	memset(&o, 0, sizeof(o));
 	o.host = "127.0.0.1";

@@ -9,8 +9,9 @@
  * never answered.  Each reply is written with one write(2) and nothing
  * else ever reaches the output descriptor.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "server.h"
 
 #define RPC_PARSE_ERROR		(-32700)
@@ -273,9 +275,10 @@ rpc_line(struct srv *s, struct rpc_session *ss, int out, char *p, size_t n)
 }
 
 /*
- * Let a SIGTERM/SIGINT that is pending in: ppoll() returns at once when
- * input is ready without delivering a pending signal, so under a steady
- * stream of requests it would wait for ever.  Unblocking it runs the
+ * Let a SIGTERM/SIGINT that is pending in: the wait (ppoll or pselect,
+ * dbp_wait_readable) returns at once when input is ready without
+ * delivering a pending signal, so under a steady stream of requests it
+ * would wait for ever.  Unblocking it runs the
  * handler; then it is blocked again.  1 when the server is stopping.
  */
 static int
@@ -290,7 +293,6 @@ int
 rpc_serve_stdio(struct srv *s, int in, int out)
 {
 	struct rpc_session ss;
-	struct pollfd pfd;
 	sigset_t block, waitmask;
 	char *buf, *nl, *start;
 	size_t len = 0, cap, used;
@@ -302,7 +304,7 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 	if ((buf = malloc(cap)) == NULL)
 		return -1;
 	/*
-	 * SIGTERM and SIGINT stay blocked except inside ppoll(), which
+	 * SIGTERM and SIGINT stay blocked except inside the wait, which
 	 * unblocks them atomically while waiting: a signal arriving while a
 	 * request is handled waits there, so none can slip in between the
 	 * flag check and a blocking read.
@@ -313,8 +315,6 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
-	pfd.fd = in;
-	pfd.events = POLLIN;
 	while (!rpc_stopping()) {
 		if (len == cap) {
 			/* No newline within the buffer: grow up to the bound,
@@ -336,7 +336,7 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 				len = 0;
 			}
 		}
-		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
+		if (dbp_wait_readable(in, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
 			srv_log(SRV_LOG_ERROR, "waiting for stdin: %s",
