@@ -310,6 +310,47 @@ struct main_opts {
 };
 
 /*
+ * The words after the options (CONNECTION, and with --call the JSON
+ * arguments) and the --port number.  0, or 1 + MAIN_EXIT_USAGE after
+ * printing why.
+ */
+static int
+main_operands(int argc, char **argv, struct main_opts *o)
+{
+	char *end;
+
+	/* CONNECTION, and with --call the JSON arguments (the
+	 * word that opens with '{', else the second word). */
+	for (; optind < argc; optind++) {
+		if (o->call != NULL && o->call_json == NULL &&
+		    (argv[optind][0] == '{' || o->conn != NULL)) {
+			o->call_json = argv[optind];
+			continue;
+		}
+		if (o->conn != NULL) {
+			fprintf(stderr, "dbprint-serve: unexpected argument "
+			    "'%s'\n", argv[optind]);
+			main_usage(stderr);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+		o->conn = argv[optind];
+	}
+	if (o->port_s != NULL) {
+		errno = 0;
+		o->port = strtol(o->port_s, &end, 10);
+		/* 0 asks the system for a free port (HTTP prints it). */
+		if (errno != 0 || *end != '\0' || end == o->port_s ||
+		    o->port < 0 || o->port > MAIN_PORT_MAX) {
+			fprintf(stderr, "dbprint-serve: --port must be a "
+			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
+			    o->port_s);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/*
  * Parse the command line into o and s (reference and token files, the
  * log level).  0 to go on, else 1 + the exit status (a usage error, or 0
  * after --help and --version).
@@ -331,7 +372,6 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
 	int ch, lvl;
 
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -390,35 +430,7 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			return 1 + MAIN_EXIT_USAGE;
 		}
 	}
-	/* What is left: CONNECTION, and with --call the JSON arguments (the
-	 * word that opens with '{', else the second word). */
-	for (; optind < argc; optind++) {
-		if (o->call != NULL && o->call_json == NULL &&
-		    (argv[optind][0] == '{' || o->conn != NULL)) {
-			o->call_json = argv[optind];
-			continue;
-		}
-		if (o->conn != NULL) {
-			fprintf(stderr, "dbprint-serve: unexpected argument "
-			    "'%s'\n", argv[optind]);
-			main_usage(stderr);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-		o->conn = argv[optind];
-	}
-	if (o->port_s != NULL) {
-		errno = 0;
-		o->port = strtol(o->port_s, &end, 10);
-		/* 0 asks the system for a free port (HTTP prints it). */
-		if (errno != 0 || *end != '\0' || end == o->port_s ||
-		    o->port < 0 || o->port > MAIN_PORT_MAX) {
-			fprintf(stderr, "dbprint-serve: --port must be a "
-			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
-			    o->port_s);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-	}
-	return 0;
+	return main_operands(argc, argv, o);
 }
 
 /* The transport's own checks (upstream-mcp.md 1.1 step 3): 0, or -1

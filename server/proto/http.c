@@ -1141,6 +1141,45 @@ http_route(const char *url)
 
 /* The request has arrived (or is refused before its body): a response
  * is queued next, and the request-time limit no longer runs. */
+/* Content-Length headers seen so far (http_cl_each). */
+struct http_cl {
+	const char	*first;
+	int		 differ;
+};
+
+static enum MHD_Result
+http_cl_each(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct http_cl *cl = cls;
+
+	(void)kind;
+	if (key == NULL || strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (value == NULL)
+		value = "";
+	if (cl->first == NULL)
+		cl->first = value;
+	else if (strcmp(cl->first, value) != 0)
+		cl->differ = 1;
+	return MHD_YES;
+}
+
+/*
+ * 1 when the request carries Content-Length headers that disagree: RFC
+ * 9112 6.3 makes that an unrecoverable framing error (400, and the
+ * connection closed, since where the body ends is unknown).  Headers
+ * that repeat one value are taken as one.
+ */
+static int
+http_cl_conflict(struct MHD_Connection *c)
+{
+	struct http_cl cl = { NULL, 0 };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, http_cl_each, &cl);
+	return cl.differ;
+}
+
 static void
 http_answering(struct MHD_Connection *c, struct http_req *q)
 {
@@ -1172,6 +1211,13 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
 		if (done) {
 			http_answering(c, q);
 			return rc;
+		}
+		if (http_cl_conflict(c)) {
+			http_answering(c, q);
+			return http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+			    HTTP_INVALID_REQUEST, "Bad Request: Content-Length "
+			    "headers that differ", MHD_HTTP_HEADER_CONNECTION,
+			    "close");
 		}
 		if (route == HTTP_R_NONE) {
 			http_answering(c, q);
