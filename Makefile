@@ -2,6 +2,9 @@
 #
 #   make            build both programs into build/
 #   make check      unit, golden and integration tests under ASan+UBSan
+#   make PORTABLE=1 the POSIX paths only (indexer/platform.c): no inotify,
+#                   no TCP_INFO; `make check PORTABLE=1` tests them in
+#                   build/asan-portable
 #   make check-valgrind   the same suite, built without sanitizers, under valgrind
 #   make demo       index the bundled demo print and ask it three questions
 #   make bench      the speed and memory figures of the issues
@@ -27,7 +30,7 @@ TEST_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 WARN	 = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -Iindexer -Iserver -I$(B) $(PKG_CFLAGS) $(HTTP_CFLAGS)
+BASE_CFLAGS = -std=c11 $(if $(PORTABLE),-DDBP_PORTABLE) $(WARN) -Iindexer -Iserver -I$(B) $(PKG_CFLAGS) $(HTTP_CFLAGS)
 OPT	?= -O2 -g
 SAN	 = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -90,14 +93,16 @@ $(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$
 # The synthetic print generator: libc only, for tests and make bench.
 $(B)/gen-print: fixtures/gen-print.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
+	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
 
 tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
 
-# The test suite runs against a sanitizer build in build/asan.
+# The test suite runs against a sanitizer build in build/asan (with
+# PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).
+CHECK_B	= build/asan$(if $(PORTABLE),-portable)
 check: deps
-	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g $(SAN)" tests-build
-	@BUILD=build/asan sh tests/run
+	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
+	@BUILD=$(CHECK_B) DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
 
 check-valgrind: deps
 	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g" tests-build

@@ -5,6 +5,8 @@
  * rules.  The rules and messages follow research/upstream-mcp.md 1.2; keys
  * this program does not use are not validated.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <errno.h>

@@ -7,6 +7,8 @@
  * written, 3 with --strict when every index was written and a print file
  * had an error.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "compile/ix.h"
+#include "platform.h"
 #include "remote/remote.h"
 
 #define EXIT_USAGE	1
@@ -289,6 +292,7 @@ main(int argc, char *argv[])
 	size_t i, n;
 	int rc = 0, r;
 
+	dbp_set_progname(argv[0]);
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

@@ -2,6 +2,8 @@
  * util.c - diagnostics, the bounded buffer, whole-file reads and hashing:
  * the small pieces every other file of the library and the server uses.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <xxhash.h>
 
 #include "dbprint.h"
+#include "platform.h"
 
 int
 dbp_fail(struct dbp_diag *d, const char *fmt, ...)
@@ -34,7 +37,7 @@ dbp_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", program_invocation_short_name);
+	fprintf(stderr, "%s: ", dbp_progname());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -14,6 +14,8 @@
  * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
  * runs the one --call and exits.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -25,6 +27,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "server.h"
 #include "remote/remote.h"
 
@@ -523,6 +526,7 @@ main(int argc, char **argv)
 	struct srv s;
 	int rc;
 
+	dbp_set_progname(argv[0]);
 	memset(&s, 0, sizeof(s));
 	memset(&o, 0, sizeof(o));
 	memset(&remote, 0, sizeof(remote));

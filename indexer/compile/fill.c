@@ -10,6 +10,8 @@
  * unknown, NULL here), scope per scope_of (3.0), completeness per
  * list_is_complete (3.3).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
  * git@HOST:PATH.  Anything else is a local path.  Pure: no filesystem,
  * no network (dbprint-serve(1), "Serving a print from its repository").
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,8 @@
  * fetched, at most every dbp_remote_interval() seconds, never for a ref
  * naming a commit.
  */
+#define _XOPEN_SOURCE	700	/* nftw */
+
 #include <sys/stat.h>
 #include <sys/types.h>
 

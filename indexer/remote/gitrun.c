@@ -4,6 +4,8 @@
  * a pipe (never the protocol stream), a time limit, and one clear error
  * when git is not installed.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/types.h>
 #include <sys/wait.h>
 

@@ -7,6 +7,8 @@
  * does: the server holds the write end of a pipe whose hang-up the child
  * watches (and, on Linux, the parent's death signals it as well).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/types.h>
 #include <sys/wait.h>
 #ifdef __linux__

@@ -10,6 +10,8 @@
  * dbp_json_print is the other spelling: the compact text cJSON's own
  * printer writes (the JSON-RPC frames), byte for byte, only faster.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>

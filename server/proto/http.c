@@ -41,6 +41,8 @@
  * requests in flight finish (at most DBP_HTTP_DRAIN_S), and http_serve
  * returns 0.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -49,7 +51,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -64,6 +65,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "platform.h"
 
 #define HTTP_PARSE_ERROR	(-32700)
 #define HTTP_INVALID_REQUEST	(-32600)
@@ -292,15 +294,16 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
  * When a request starts: the URI log callback marks the connection
  * receiving once its request line is read; before that, the watchdog
  * sees the first bytes in the kernel's count of bytes received on the
- * socket (TCP_INFO) growing past the count taken when the connection
+ * socket (TCP_INFO, Linux only: platform.c) growing past the count taken when the connection
  * last went idle; it reads the counts every HTTP_PROBE_MS (a system call
  * per idle connection) and dates a start to its previous reading, so a
  * request may be timed up to that much early, never late.  A request
  * stops receiving when the handler queues its response (a response
  * queued before the body has arrived makes libmicrohttpd read no more of
  * it); the connection is idle again when the response has been sent.
- * Where the kernel gives no count, an idle connection is timed as if
- * receiving, from the end of its previous response.  A connection whose
+ * Where the kernel gives no count (a portable build, every system but
+ * Linux), an idle connection is timed as if receiving, from the end of
+ * its previous response.  A connection whose
  * socket still holds bytes the server has not read is late through no
  * fault of its client (its worker thread is busy with another request):
  * it is spared until they are read.
@@ -318,23 +321,6 @@ http_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The bytes the kernel has received on socket fd, into *n: 0, or -1 when
- * it does not say. */
-static int
-http_rcvd(int fd, uint64_t *n)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-	    len < offsetof(struct tcp_info, tcpi_bytes_received) +
-	    sizeof(ti.tcpi_bytes_received))
-		return -1;
-	*n = ti.tcpi_bytes_received;
-	return 0;
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection's record is made when it is
@@ -402,7 +388,7 @@ http_conn_phase(struct MHD_Connection *c, enum http_phase p)
 	if (ci == NULL || (k = ci->socket_context) == NULL)
 		return;
 	if (p == HTTP_IDLE)
-		counted = http_rcvd(k->fd, &n) == 0;
+		counted = dbp_tcp_bytes_received(k->fd, &n) == 0;
 	pthread_mutex_lock(&g.cmu);
 	if (p != HTTP_RECEIVING || k->phase != HTTP_RECEIVING) {
 		k->phase = p;
@@ -431,7 +417,7 @@ http_watchdog(void)
 		if (k->phase == HTTP_IDLE && k->counted) {
 			if (!probe)
 				continue;
-			if (http_rcvd(k->fd, &n) == 0) {
+			if (dbp_tcp_bytes_received(k->fd, &n) == 0) {
 				if (n <= k->seen)
 					continue;
 				/* the first byte came after the last probe */
@@ -792,10 +778,10 @@ http_accept(struct MHD_Connection *c)
 {
 	const char *a = http_header(c, MHD_HTTP_HEADER_ACCEPT);
 
-	if (a == NULL || strcasestr(a, "application/json") != NULL ||
-	    strstr(a, "*/*") != NULL || strcasestr(a, "application/*") != NULL)
+	if (a == NULL || dbp_strcasestr(a, "application/json") != NULL ||
+	    strstr(a, "*/*") != NULL || dbp_strcasestr(a, "application/*") != NULL)
 		return 0;
-	if (strcasestr(a, "text/event-stream") != NULL)
+	if (dbp_strcasestr(a, "text/event-stream") != NULL)
 		return 1;
 	return -1;
 }
@@ -1409,7 +1395,7 @@ http_listen(const char *host, int port, int *bound)
 		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		sl = sizeof(*a4);
 	}
-	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = dbp_socket_cloexec(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, sl) != 0 ||
@@ -1505,7 +1491,7 @@ http_serve(struct srv *s, const char *host, int port)
 		goto out;
 	}
 	fprintf(stderr, "%s: listening on http://%s%s%s:%d/mcp%s\n",
-	    program_invocation_short_name, strcmp(host, "::1") == 0 ? "[" : "",
+	    dbp_progname(), strcmp(host, "::1") == 0 ? "[" : "",
 	    strcmp(host, "::1") == 0 ? "::1" : "127.0.0.1",
 	    strcmp(host, "::1") == 0 ? "]" : "", bound,
 	    g.token != NULL ? " (bearer token required)" : "");
