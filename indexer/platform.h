@@ -80,7 +80,7 @@ void	dbp_thread_nice(int nice);
 #define DBP_WEV_GONE	 0x4	/* the watch is gone (its id is free) */
 
 struct dbp_wev {
-	int		 wd;		/* the watch; -1 with DBP_WEV_OVERFLOW */
+	int		 wd;		/* the watch; -1: DBP_WEV_OVERFLOW */
 	unsigned	 flags;		/* DBP_WEV_*; 0: a change of name */
 	const char	*name;		/* the entry that changed, or NULL */
 };

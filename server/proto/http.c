@@ -294,10 +294,11 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
  * When a request starts: the URI log callback marks the connection
  * receiving once its request line is read; before that, the watchdog
  * sees the first bytes in the kernel's count of bytes received on the
- * socket (TCP_INFO, Linux only: platform.c) growing past the count taken when the connection
- * last went idle; it reads the counts every HTTP_PROBE_MS (a system call
- * per idle connection) and dates a start to its previous reading, so a
- * request may be timed up to that much early, never late.  A request
+ * socket (TCP_INFO, Linux only: platform.c) growing past the count
+ * taken when the connection last went idle; it reads the counts every
+ * HTTP_PROBE_MS (a system call per idle connection) and dates a start
+ * to its previous reading, so a request may be timed up to that much
+ * early, never late.  A request
  * stops receiving when the handler queues its response (a response
  * queued before the body has arrived makes libmicrohttpd read no more of
  * it); the connection is idle again when the response has been sent.
@@ -779,7 +780,8 @@ http_accept(struct MHD_Connection *c)
 	const char *a = http_header(c, MHD_HTTP_HEADER_ACCEPT);
 
 	if (a == NULL || dbp_strcasestr(a, "application/json") != NULL ||
-	    strstr(a, "*/*") != NULL || dbp_strcasestr(a, "application/*") != NULL)
+	    strstr(a, "*/*") != NULL ||
+	    dbp_strcasestr(a, "application/*") != NULL)
 		return 0;
 	if (dbp_strcasestr(a, "text/event-stream") != NULL)
 		return 1;

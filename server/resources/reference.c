@@ -159,7 +159,8 @@ ref_add_line(struct ref_doc *doc, size_t *cap, const char *p, size_t n)
 
 	if (doc->nlines == *cap) {
 		ncap = *cap ? *cap * 2 : 256;
-		if ((nl = dbp_reallocarray(doc->lines, ncap, sizeof(*nl))) == NULL)
+		if ((nl = dbp_reallocarray(doc->lines, ncap,
+		    sizeof(*nl))) == NULL)
 			return -1;
 		doc->lines = nl;
 		*cap = ncap;

@@ -1196,9 +1196,9 @@ res_list_all(struct srv *s, int titles)
 		rc = -1;
 		if (dbp_asprintf(&uri, RES_SCHEME "/reference/%s",
 		    res_refdocs[i]) >= 0 && dbp_asprintf(&name, "%s reference",
-		    res_refdocs[i]) >= 0 && dbp_asprintf(&title, "The %s reference "
-		    "document", res_refdocs[i]) >= 0 && dbp_asprintf(&desc,
-		    "The packaged %s reference document, whole. "
+		    res_refdocs[i]) >= 0 && dbp_asprintf(&title,
+		    "The %s reference document", res_refdocs[i]) >= 0 &&
+		    dbp_asprintf(&desc, "The packaged %s reference document, whole. "
 		    "get_reference with document %s answers one section of "
 		    "it by number.", strcmp(res_refdocs[i], "spec") == 0 ?
 		    "print format specification" : "assertion language",
