@@ -171,4 +171,8 @@
  * read usually drains what a dbprint generate run queued. */
 #define DBP_WATCH_READ		(256 * (16 + 256))
 
+/* --help (dbp_usage): the width of the option column, room for
+ * "--transport stdio|http" with a line's description within 80 columns. */
+#define DBP_HELP_OPT_WIDTH	22
+
 #endif /* DBPRINT_DBP_LIMITS_H */

@@ -2,9 +2,9 @@
  * main.c - dbprint-index: compile each configured connection's print
  * into its SQLite index (see dbprint-index(1)).
  *
- * Exit status: 0 when every index was written (per-file errors included),
- * 1 for a usage or configuration error, 2 when an index could not be
- * written.
+ * Exit status: 0 when every index was written (per-file errors included,
+ * unless --strict), 1 for a usage or configuration error, 2 when an index
+ * could not be written, 3 with --strict when an error was recorded.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,16 +17,40 @@
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
+#define EXIT_STRICT	3	/* --strict, and the print has errors */
 
 static struct timespec	 m_start;
 static int		 m_bar_shown;
 
+/* The SYNOPSIS of dbprint-index(1). */
+static const char m_synopsis[] =
+    "usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]\n"
+    "                     [--quiet] [--strict] [CONNECTION ...]\n";
+
+/* --help: one line per option, in the order of dbprint-index(1). */
+static const struct dbp_opt_help m_help[] = {
+	{ "CONNECTION ...",	"index these connections only" },
+	{ "--full",		"rebuild from scratch: read every file" },
+	{ "--index PATH",	"write the one connection's index to PATH" },
+	{ "--json",		"print the counts and errors as JSON" },
+	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
+	{ "--quiet",		"print nothing on stderr but fatal errors" },
+	{ "--strict",		"exit 3 when a file of the print has an error" },
+	{ "-h, --help",		"print this help and exit" },
+	{ "-V, --version",	"print the version and exit" },
+};
+
+/* Print the synopsis (status != 0, on stderr) or the help (on stdout)
+ * and exit with status. */
 static void
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
-	exit(EXIT_USAGE);
+	if (status != 0)
+		dbp_usage(stderr, m_synopsis, NULL, 0, NULL);
+	else
+		dbp_usage(stdout, m_synopsis, m_help,
+		    sizeof(m_help) / sizeof(m_help[0]), "dbprint-index(1)");
+	exit(status);
 }
 
 static long
@@ -123,10 +147,11 @@ m_json(const char *conn, const char *index, const struct dbp_stats *st)
 	return o;
 }
 
-/* Index one connection; 0, or EXIT_WRITE. */
+/* Index one connection; 0, or EXIT_WRITE.  *nerrors is raised by the
+ * errors the print's files have. */
 static int
 m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
-    cJSON *out)
+    cJSON *out, size_t *nerrors)
 {
 	struct dbp_stats st;
 	struct dbp_diag d;
@@ -161,6 +186,7 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 	}
 	if (out != NULL)
 		cJSON_AddItemToArray(out, m_json(c->name, path, &st));
+	*nerrors += st.nerrors;
 	dbp_stats_release(&st);
 	return 0;
 }
@@ -170,7 +196,7 @@ struct m_opts {
 	const char	 *project, *index;
 	char		**names;	/* the CONNECTION words */
 	int		  nnames;
-	int		  full, json, quiet;
+	int		  full, json, quiet, strict;
 };
 
 /* Parse the command line into o; exits after --version or a usage
@@ -185,12 +211,13 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		{ "json",	no_argument,		NULL, 'j' },
 		{ "project",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "strict",	no_argument,		NULL, 's' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "fhi:jp:qV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fhi:jp:qsV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			o->full = 1;
@@ -207,11 +234,17 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 's':
+			o->strict = 1;
+			break;
+		case 'h':
+			usage(0);
+			break;
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
 		default:
-			usage();
+			usage(EXIT_USAGE);
 		}
 	}
 	o->names = argv + optind;
@@ -272,7 +305,7 @@ main(int argc, char *argv[])
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
 	char *path, *txt;
-	size_t i, n;
+	size_t i, n, nerrors = 0;
 	int rc = 0, r;
 
 	/* No allocation statistics: each SQLite malloc and free took a
@@ -300,7 +333,7 @@ main(int argc, char *argv[])
 			rc = EXIT_WRITE;
 			continue;
 		}
-		r = m_index(todo[i], path, o.full, o.quiet, out);
+		r = m_index(todo[i], path, o.full, o.quiet, out, &nerrors);
 		if (r != 0)
 			rc = r;
 		free(path);
@@ -312,6 +345,12 @@ main(int argc, char *argv[])
 			puts(txt);
 			free(txt);
 		}
+	}
+	if (rc == 0 && o.strict && nerrors > 0) {
+		/* Said even with --quiet: it is why the run fails. */
+		dbp_warn("--strict: %zu error%s recorded in the print",
+		    nerrors, nerrors == 1 ? "" : "s");
+		rc = EXIT_STRICT;
 	}
 out:
 	cJSON_Delete(out);
