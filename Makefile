@@ -9,17 +9,15 @@
 #   make deps       install the Debian packages the build needs (as root)
 #   make test-deps  ... and those the tests need (make check runs it)
 #   make dist       build/dbprint-VERSION.tar.gz, from git
-#   make deb        the Debian package, built under build/deb/
-#   make check-package   build the package and the tarball, and try both
 #
 # Every target that compiles runs `make deps` first (the tests' targets
 # `make test-deps`), so a fresh Debian machine needs nothing but this
 # file's prerequisites: a compiler and make.  Elsewhere tests/deps.sh
-# checks nothing: the README lists each platform's packages.  CPPFLAGS,
+# checks nothing: install the packages by hand.  CPPFLAGS,
 # CFLAGS and LDFLAGS from the environment are honoured (dpkg-buildflags).
 
 # The version lives in one place, DBP_VERSION in indexer/dbprint.h; the
-# man pages, the tarball and the package take it from there.
+# man pages and the tarball take it from there.
 VERSION	:= $(shell sed -n 's/.*define DBP_VERSION[^"]*"\([^"]*\)".*/\1/p' indexer/dbprint.h)
 
 PREFIX	?= /usr/local
@@ -58,7 +56,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist deb check-package version
+	fuzz lint tests-build programs man dist version
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -151,25 +149,6 @@ dist:
 	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
 	    -o build/dbprint-$(VERSION).tar.gz HEAD
 	@echo "dist: build/dbprint-$(VERSION).tar.gz"
-
-# The Debian package, built from a copy of the working tree in
-# build/deb/dbprint-VERSION/ (dpkg-buildpackage writes beside the tree it
-# builds, so everything lands under build/deb/).
-deb:
-	@sh tests/deps.sh debhelper dpkg-dev fakeroot
-	rm -rf build/deb
-	mkdir -p build/deb/dbprint-$(VERSION)
-	tar -cf - --exclude=./build --exclude=./.git --exclude=node_modules . | \
-	    tar -xf - -C build/deb/dbprint-$(VERSION)
-	cd build/deb/dbprint-$(VERSION) && dpkg-buildpackage -us -uc -b
-	@ls build/deb/*.deb
-
-# The package and the tarball tried as their users would
-# (tests/package.sh): lintian, the installed programs and pages, and the
-# unpacked tarball built and checked on its own.
-check-package: deb dist
-	@sh tests/deps.sh lintian mandoc jq
-	@sh tests/package.sh
 
 clean:
 	rm -rf build

@@ -5,15 +5,29 @@
 # the incremental counts (unchanged / rehashed / re-parsed).
 . "$SRCDIR/tests/lib.sh"
 
-USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json] [--quiet] [CONNECTION ...]'
+USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]
+                     [--quiet] [--strict] [CONNECTION ...]'
 
 # --- usage and configuration errors ---------------------------------
 $VG "$INDEX" --bogus >"$T/out" 2>"$T/err"
 check_eq "unknown option exits 1" 1 $?
-check_eq "unknown option prints the usage line" "$USAGE" "$(tail -1 "$T/err")"
+check_eq "unknown option prints the synopsis" "$USAGE" "$(tail -2 "$T/err")"
+$VG "$INDEX" --help >"$T/out" 2>"$T/err"
+check_eq "--help exits 0, nothing on stderr" "0 " "$? $(cat "$T/err")"
+check_eq "--help opens with the synopsis" "$USAGE" "$(head -2 "$T/out")"
+check_eq "--help ends with a pointer to the manual" \
+    "See dbprint-index(1) for the details." "$(tail -1 "$T/out")"
+miss=""
+for o in $(sed -n '/^\.Sh OPTIONS\|^The options are/,/^\.El/p' \
+    "$SRCDIR/man/dbprint-index.1" | sed -n 's/^\.It Fl -\([a-z]*\).*/\1/p'); do
+	grep -q "^  --$o\b\|^  -., --$o\b" "$T/out" || miss="$miss --$o"
+done
+check_eq "--help has a line for every option of the manual" "" "$miss"
+check_eq "-V and --version agree" "$($VG "$INDEX" --version)" \
+    "$($VG "$INDEX" -V)"
 check "the usage line is the man page SYNOPSIS" sh -c '
 	m=$(sed -n "/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p" "$1" | tr "\n" " ")
-	for o in project index full json quiet; do
+	for o in project index full json quiet strict; do
 		case "$m" in *"Fl -$o"*) ;; *) echo "missing --$o"; exit 1 ;; esac
 	done
 	case "$m" in *"Ar CONNECTION ..."*) ;; *) exit 1 ;; esac' sh \
@@ -128,3 +142,19 @@ check_eq "main has no errors, other has its broken cases" "0 yes" \
 $VG "$INDEX" --project "$T/rich" --json other >"$T/j9" 2>/dev/null
 check_eq "one named connection of several: an object" object \
     "$(jq -r type "$T/j9")"
+
+# --- --strict ------------------------------------------------------------
+cp -R "$FIX/demo" "$T/strict"
+$VG "$INDEX" --project "$T/strict" --strict --quiet >/dev/null 2>"$T/err"
+check_eq "--strict on a clean print: exit 0, silent" "0 " "$? $(cat "$T/err")"
+st=$(ls -d "$T/strict/prints/demo"/*/*/* | head -1)/statistics.yaml
+printf 'a: [b\n' >"$st"
+$VG "$INDEX" --project "$T/strict" --quiet >/dev/null 2>&1
+check_eq "without --strict a broken file still exits 0" 0 $?
+$VG "$INDEX" --project "$T/strict" --strict --quiet >/dev/null 2>"$T/err"
+check_eq "--strict with an error recorded (by an earlier run): exit 3" 3 $?
+check_eq "--strict says why, even with --quiet" \
+    "dbprint-index: --strict: 1 error recorded in the print" "$(cat "$T/err")"
+$VG "$INDEX" --project "$T/strict" --strict --json >"$T/out" 2>/dev/null
+check_eq "--strict --json: exit 3, the index and the JSON written" "3 1" \
+    "$? $(jq '.errors | length' "$T/out")"
