@@ -39,6 +39,11 @@
  * a client receives. */
 #define DBP_PAGE_CHARS		20000
 
+/* A resource page's text, in escaped characters: spec 3.4 measures the
+ * text serialized as a JSON string, and that string's two quotes count
+ * (a file of 19,999 escaped characters is 20,001 as a string: 2 pages). */
+#define DBP_PAGE_TEXT_CHARS	(DBP_PAGE_CHARS - 2)
+
 /* Most parts one unit of a list reply (an item, or a head key) is cut
  * into: a cursor spells its position as unit * DBP_PAGE_MAX_PARTS + part
  * in ten digits, so a list holds up to ten million items and an item up

@@ -2,9 +2,10 @@
  * main.c - dbprint-index: compile each configured connection's print
  * into its SQLite index (see dbprint-index(1)).
  *
- * Exit status: 0 when every index was written (per-file errors included,
- * unless --strict), 1 for a usage or configuration error, 2 when an index
- * could not be written, 3 with --strict when an error was recorded.
+ * Exit status: 0 when every index was written (per-file errors included),
+ * 1 for a usage or configuration error, 2 when an index could not be
+ * written, 3 with --strict when every index was written and a print file
+ * had an error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
-#define EXIT_STRICT	3	/* --strict, and the print has errors */
+#define EXIT_STRICT	3	/* --strict: a print file had an error */
 
 static struct timespec	 m_start;
 static int		 m_bar_shown;
@@ -147,11 +148,11 @@ m_json(const char *conn, const char *index, const struct dbp_stats *st)
 	return o;
 }
 
-/* Index one connection; 0, or EXIT_WRITE.  *nerrors is raised by the
- * errors the print's files have. */
+/* Index one connection; 0, EXIT_WRITE, or with strict EXIT_STRICT when a
+ * print file had an error. */
 static int
 m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
-    cJSON *out, size_t *nerrors)
+    int strict, cJSON *out)
 {
 	struct dbp_stats st;
 	struct dbp_diag d;
@@ -186,9 +187,9 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 	}
 	if (out != NULL)
 		cJSON_AddItemToArray(out, m_json(c->name, path, &st));
-	*nerrors += st.nerrors;
+	rc = strict && st.nerrors > 0 ? EXIT_STRICT : 0;
 	dbp_stats_release(&st);
-	return 0;
+	return rc;
 }
 
 /* What the command line asked for (m_options). */
@@ -237,12 +238,12 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		case 's':
 			o->strict = 1;
 			break;
-		case 'h':
-			usage(0);
-			break;
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
+		case 'h':
+			usage(0);
+			break;
 		default:
 			usage(EXIT_USAGE);
 		}
@@ -305,7 +306,7 @@ main(int argc, char *argv[])
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
 	char *path, *txt;
-	size_t i, n, nerrors = 0;
+	size_t i, n;
 	int rc = 0, r;
 
 	/* No allocation statistics: each SQLite malloc and free took a
@@ -333,9 +334,9 @@ main(int argc, char *argv[])
 			rc = EXIT_WRITE;
 			continue;
 		}
-		r = m_index(todo[i], path, o.full, o.quiet, out, &nerrors);
-		if (r != 0)
-			rc = r;
+		r = m_index(todo[i], path, o.full, o.quiet, o.strict, out);
+		if (r != 0 && rc != EXIT_WRITE)
+			rc = r;	/* a write failure outranks --strict */
 		free(path);
 	}
 	if (out != NULL) {
@@ -345,12 +346,6 @@ main(int argc, char *argv[])
 			puts(txt);
 			free(txt);
 		}
-	}
-	if (rc == 0 && o.strict && nerrors > 0) {
-		/* Said even with --quiet: it is why the run fails. */
-		dbp_warn("--strict: %zu error%s recorded in the print",
-		    nerrors, nerrors == 1 ? "" : "s");
-		rc = EXIT_STRICT;
 	}
 out:
 	cJSON_Delete(out);

@@ -34,7 +34,7 @@ static const char main_synopsis[] =
     "                     [--transport stdio|http] [--host H] [--port N]\n"
     "                     [--token-file F] [--log-level L] "
     "[--reference-dir DIR]\n"
-    "                     [--call TOOL [JSON]]\n";
+    "                     [--call TOOL [JSON]] [--read-only]\n";
 
 /* --help: one line per option, in the order of dbprint-serve(1). */
 static const struct dbp_opt_help main_help[] = {
@@ -48,6 +48,7 @@ static const struct dbp_opt_help main_help[] = {
 	{ "--log-level L",	"error, warning (the default), info or debug" },
 	{ "--reference-dir DIR", "serve get_reference's documents from DIR" },
 	{ "--call TOOL [JSON]",	"run one tools/call, print its text, exit" },
+	{ "--read-only",	"accepted: the server only ever reads" },
 	{ "-h, --help",		"print this help and exit" },
 	{ "-V, --version",	"print the version and exit" },
 };
@@ -329,6 +330,7 @@ struct main_opts {
 	const char	*port_s;
 	long		 port;
 	int		 http;
+	int		 read_only;	/* 0 after a last --no-read-only */
 };
 
 /*
@@ -390,6 +392,8 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "reference-dir", required_argument, NULL, 'r' },
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
+		{ "read-only", no_argument, NULL, 'R' },
+		{ "no-read-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -440,6 +444,12 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			break;
 		case 'T':
 			s->token_file = optarg;
+			break;
+		case 'R':
+			o->read_only = 1;
+			break;
+		case 'W':
+			o->read_only = 0;
 			break;
 		case 'h':
 			main_usage(stdout);
@@ -536,8 +546,14 @@ main(int argc, char **argv)
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	o.read_only = 1;
 	if ((rc = main_options(argc, argv, &o, &s)) != 0)
 		return rc - 1;
+	/* upstream-mcp.md 1.1 step 1: the server only ever reads. */
+	if (!o.read_only) {
+		fprintf(stderr, "Only --read-only is supported.\n");
+		return 1;
+	}
 	if (main_check_transport(&o) != 0)
 		return 1;
 	if (main_start(&s, &o) != 0) {
