@@ -10,9 +10,18 @@
 #   make bench      the speed and memory figures of the issues
 #   make install    PREFIX=/usr/local DESTDIR= : binaries and man pages
 #   make deps       install the Debian packages the build needs (as root)
+#   make test-deps  ... and those the tests need (make check runs it)
+#   make dist       build/dbprint-VERSION.tar.gz, from git
 #
-# Every target that compiles runs `make deps` first, so a fresh Debian
-# machine needs nothing but this file's prerequisites: a compiler and make.
+# Every target that compiles runs `make deps` first (the tests' targets
+# `make test-deps`), so a fresh Debian machine needs nothing but this
+# file's prerequisites: a compiler and make.  Elsewhere tests/deps.sh
+# checks nothing: install the packages by hand.  CPPFLAGS,
+# CFLAGS and LDFLAGS from the environment are honoured (dpkg-buildflags).
+
+# The version lives in one place, DBP_VERSION in indexer/dbprint.h; the
+# man pages and the tarball take it from there.
+VERSION	:= $(shell sed -n 's/.*define DBP_VERSION[^"]*"\([^"]*\)".*/\1/p' indexer/dbprint.h)
 
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
@@ -36,7 +45,7 @@ SAN	 = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 
 # B is the build directory; `make check` builds a second tree with sanitizers.
 B	?= build
-CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(HTTP_LIBS) -lpthread -lm
 
 # Sources sit one folder deep at most (README, "Architecture tour").
@@ -49,15 +58,30 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
-.PHONY: all deps check check-valgrind demo bench install clean fuzz lint tests-build
+.PHONY: all deps test-deps check check-valgrind demo bench install clean \
+	fuzz lint tests-build programs man dist version
 
 all: deps
 	@$(MAKE) --no-print-directory programs
 
-programs: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print
+programs: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print man
 
 deps:
 	@sh tests/deps.sh
+
+test-deps:
+	@sh tests/deps.sh --test
+
+version:
+	@echo $(VERSION)
+
+# The man pages as installed: .Os names the package and its version.
+MAN_PAGES = dbprint-index.1 dbprint-serve.1 dbprint-index.5
+man: $(MAN_PAGES:%=$(B)/man/%)
+
+$(B)/man/%: man/% indexer/dbprint.h
+	@mkdir -p $(dir $@)
+	sed 's/^\.Os$$/.Os dbprint $(VERSION)/' man/$* > $@
 
 $(B)/%.o: %.c $(HDRS) | $(B)/gen/schema.c
 	@mkdir -p $(dir $@)
@@ -79,10 +103,10 @@ $(B)/libdbprint.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/dbprint-index: $(B)/indexer/main.o $(B)/libdbprint.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/dbprint-serve: $(SRV_OBJ) $(B)/libdbprint.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Unit tests link the library and every server object but server/main.o.
 $(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
@@ -95,16 +119,16 @@ $(B)/gen-print: fixtures/gen-print.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN) man
 
 # The test suite runs against a sanitizer build in build/asan (with
 # PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).
 CHECK_B	= build/asan$(if $(PORTABLE),-portable)
-check: deps
+check: test-deps
 	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
 	@BUILD=$(CHECK_B) DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
 
-check-valgrind: deps
+check-valgrind: test-deps
 	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g" tests-build
 	@BUILD=build/vg VALGRIND=1 sh tests/run
 
@@ -112,16 +136,24 @@ demo: all
 	@sh tests/demo.sh
 
 bench: all
+	@sh tests/deps.sh --test
 	@sh tests/bench.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(B)/dbprint-index $(B)/dbprint-serve $(DESTDIR)$(BINDIR)
-	install -m 644 man/dbprint-index.1 man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
-	install -m 644 man/dbprint-index.5 $(DESTDIR)$(MANDIR)/man5
+	install -m 644 $(B)/man/dbprint-index.1 $(B)/man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(B)/man/dbprint-index.5 $(DESTDIR)$(MANDIR)/man5
 
 lint:
 	@if command -v mandoc >/dev/null; then mandoc -Tlint -Wwarning man/*.[15]; else echo "mandoc not installed; skipped"; fi
+
+# The release tarball: the committed tree (HEAD) under dbprint-VERSION/.
+dist:
+	@mkdir -p build
+	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
+	    -o build/dbprint-$(VERSION).tar.gz HEAD
+	@echo "dist: build/dbprint-$(VERSION).tar.gz"
 
 clean:
 	rm -rf build

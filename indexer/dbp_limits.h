@@ -190,4 +190,8 @@
 #define DBP_GIT_OUTPUT_MAX	4096
 #define DBP_GIT_MAX_ADDRESS	2048
 
+/* --help (dbp_usage): the width of the option column, room for
+ * "--transport stdio|http" with a line's description within 80 columns. */
+#define DBP_HELP_OPT_WIDTH	22
+
 #endif /* DBPRINT_DBP_LIMITS_H */

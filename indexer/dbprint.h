@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -42,6 +43,20 @@ int	dbp_fail(struct dbp_diag *d, const char *fmt, ...)
 
 /* Log to stderr, prefixed with the program name.  Never stdout. */
 void	dbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line of a program's --help: the option as its man page spells it,
+ * and what it does in a few words. */
+struct dbp_opt_help {
+	const char	*opt;
+	const char	*what;
+};
+
+/* Print a program's usage to f, both programs the same way: the synopsis
+ * (its man page's SYNOPSIS, wrapped), then, when opts is not NULL, one
+ * line per option and a pointer to the man page `page` (e.g.
+ * "dbprint-serve(1)"). */
+void	dbp_usage(FILE *f, const char *synopsis,
+	    const struct dbp_opt_help *opts, size_t nopts, const char *page);
 
 /* Allocation that aborts on out-of-memory only in the command-line front
  * ends; the library itself checks every allocation and reports it. */

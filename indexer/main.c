@@ -27,12 +27,34 @@
 static struct timespec	 m_start;
 static int		 m_bar_shown;
 
-/* The usage line on f; exits with status. */
+/* The SYNOPSIS of dbprint-index(1). */
+static const char m_synopsis[] =
+    "usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]\n"
+    "                     [--quiet] [--strict] [CONNECTION ...]\n";
+
+/* --help: one line per option, in the order of dbprint-index(1). */
+static const struct dbp_opt_help m_help[] = {
+	{ "CONNECTION ...",	"index these connections only" },
+	{ "--full",		"rebuild from scratch: read every file" },
+	{ "--index PATH",	"write the one connection's index to PATH" },
+	{ "--json",		"print the counts and errors as JSON" },
+	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
+	{ "--quiet",		"print nothing on stderr but fatal errors" },
+	{ "--strict",		"exit 3 when a file of the print has an error" },
+	{ "-h, --help",		"print this help and exit" },
+	{ "-V, --version",	"print the version and exit" },
+};
+
+/* Print the synopsis (status != 0, on stderr) or the help (on stdout)
+ * and exit with status. */
 static void
-usage(FILE *f, int status)
+usage(int status)
 {
-	fprintf(f, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet] [--strict] [CONNECTION ...]\n");
+	if (status != 0)
+		dbp_usage(stderr, m_synopsis, NULL, 0, NULL);
+	else
+		dbp_usage(stdout, m_synopsis, m_help,
+		    sizeof(m_help) / sizeof(m_help[0]), "dbprint-index(1)");
 	exit(status);
 }
 
@@ -224,10 +246,10 @@ m_options(int argc, char *argv[], struct m_opts *o)
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
 		case 'h':
-			usage(stdout, 0);
+			usage(0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			usage(EXIT_USAGE);
 		}
 	}
 	o->names = argv + optind;

@@ -45,6 +45,22 @@ dbp_warn(const char *fmt, ...)
 }
 
 void
+dbp_usage(FILE *f, const char *synopsis, const struct dbp_opt_help *opts,
+    size_t nopts, const char *page)
+{
+	size_t i;
+
+	fputs(synopsis, f);
+	if (opts == NULL)
+		return;
+	fputs("\noptions:\n", f);
+	for (i = 0; i < nopts; i++)
+		fprintf(f, "  %-*s %s\n", DBP_HELP_OPT_WIDTH, opts[i].opt,
+		    opts[i].what);
+	fprintf(f, "\nSee %s for the details.\n", page);
+}
+
+void
 dbp_buf_init(struct dbp_buf *b, size_t max)
 {
 	memset(b, 0, sizeof(*b));

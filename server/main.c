@@ -34,16 +34,41 @@
 #define MAIN_EXIT_USAGE	2
 #define MAIN_PORT_MAX	65535
 
+/* The SYNOPSIS of dbprint-serve(1). */
+static const char main_synopsis[] =
+    "usage: dbprint-serve [CONNECTION] [--project LOC] [--index PATH]\n"
+    "                     [--transport stdio|http] [--host H] [--port N]\n"
+    "                     [--token-file F] [--log-level L] "
+    "[--reference-dir DIR]\n"
+    "                     [--call TOOL [JSON]] [--read-only]\n";
+
+/* --help: one line per option, in the order of dbprint-serve(1). */
+static const struct dbp_opt_help main_help[] = {
+	{ "CONNECTION",		"serve this connection only" },
+	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
+	{ "--index PATH",	"the index file, when one connection is served" },
+	{ "--transport stdio|http", "the transport (default stdio)" },
+	{ "--host H",		"HTTP: the loopback address (127.0.0.1)" },
+	{ "--port N",		"HTTP: the port, required; 0 takes a free one" },
+	{ "--token-file F",	"HTTP: require the bearer token F holds" },
+	{ "--log-level L",	"error, warning (the default), info or debug" },
+	{ "--reference-dir DIR", "serve get_reference's documents from DIR" },
+	{ "--call TOOL [JSON]",	"run one tools/call, print its text, exit" },
+	{ "--read-only",	"accepted: the server only ever reads" },
+	{ "-h, --help",		"print this help and exit" },
+	{ "-V, --version",	"print the version and exit" },
+};
+
+/* The synopsis on stderr (a usage error), or the help on stdout. */
 static void
 main_usage(FILE *f)
 {
-	fprintf(f, "usage: dbprint-serve [CONNECTION] [--project LOC] "
-	    "[--index PATH]\n"
-	    "                     [--transport stdio|http] [--host H] "
-	    "[--port N]\n"
-	    "                     [--token-file F] [--log-level L] "
-	    "[--reference-dir DIR]\n"
-	    "                     [--call TOOL [JSON]] [--read-only]\n");
+	if (f == stdout)
+		dbp_usage(f, main_synopsis, main_help,
+		    sizeof(main_help) / sizeof(main_help[0]),
+		    "dbprint-serve(1)");
+	else
+		dbp_usage(f, main_synopsis, NULL, 0, NULL);
 }
 
 static int
@@ -88,7 +113,7 @@ main_resolve(struct srv *s, const char *name)
 	}
 	if ((s->served = calloc(s->project.nconns, sizeof(*s->served))) ==
 	    NULL) {
-		fprintf(stderr, "out of memory\n");
+		fprintf(stderr, "dbprint-serve: out of memory\n");
 		return -1;
 	}
 	if (name != NULL) {
@@ -223,7 +248,8 @@ main_open_index(struct srv_conn *cn, const char *path)
 		    cn->conf->print_root, 1, &st, &d);
 	dbp_stats_release(&st);
 	if (rc != 0) {
-		fprintf(stderr, "error: %s: %s\n", cn->conf->name, d.msg);
+		fprintf(stderr, "dbprint-serve: %s: %s\n", cn->conf->name,
+		    d.msg);
 		return -1;
 	}
 	return 0;
@@ -497,8 +523,8 @@ main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 	if (main_resolve(s, o->conn) != 0)
 		return -1;
 	if (o->index != NULL && s->nserved > 1) {
-		fprintf(stderr, "error: --index names one index file, but %zu "
-		    "connections are served; name one CONNECTION\n",
+		fprintf(stderr, "dbprint-serve: --index names one index file, "
+		    "but %zu connections are served; name one CONNECTION\n",
 		    s->nserved);
 		return -1;
 	}

@@ -458,8 +458,8 @@ http_request_limit(void)
 	n = strtol(v, &end, 10);
 	if (errno != 0 || end == v || *end != '\0' || n < 1 ||
 	    n > DBP_HTTP_REQUEST_MAX_S) {
-		fprintf(stderr, "error: DBPRINT_HTTP_REQUEST_S must be a whole "
-		    "number of seconds from 1 to %d; got '%s'\n",
+		fprintf(stderr, "dbprint-serve: DBPRINT_HTTP_REQUEST_S must "
+		    "be a whole number of seconds from 1 to %d; got '%s'\n",
 		    DBP_HTTP_REQUEST_MAX_S, v);
 		return -1;
 	}
@@ -1356,7 +1356,8 @@ http_token(struct srv *s)
 	d.msg[0] = '\0';
 	if (dbp_read_file(path, DBP_HTTP_MAX_TOKEN, &text, &len, NULL,
 	    &d) != 0) {
-		fprintf(stderr, "error: the token file: %s\n", d.msg);
+		fprintf(stderr, "dbprint-serve: the token file: %s\n",
+		    d.msg);
 		return -1;
 	}
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
@@ -1364,8 +1365,8 @@ http_token(struct srv *s)
 		text[--len] = '\0';
 	if (len == 0 || strlen(text) != len || strpbrk(text, " \t\r\n") !=
 	    NULL) {
-		fprintf(stderr, "error: the token file %s must hold one token "
-		    "(no spaces) on one line\n", path);
+		fprintf(stderr, "dbprint-serve: the token file %s must hold "
+		    "one token (no spaces) on one line\n", path);
 		free(text);
 		return -1;
 	}
@@ -1403,7 +1404,8 @@ http_listen(const char *host, int port, int *bound)
 	    bind(fd, (struct sockaddr *)&ss, sl) != 0 ||
 	    listen(fd, HTTP_LISTEN_BACKLOG) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		fprintf(stderr, "error: cannot listen on %s%s%s:%d: %s\n",
+		fprintf(stderr, "dbprint-serve: cannot listen on "
+		    "%s%s%s:%d: %s\n",
 		    v6 ? "[" : "", v6 ? "::1" : "127.0.0.1", v6 ? "]" : "",
 		    port, strerror(errno));
 		if (fd >= 0)
@@ -1468,7 +1470,8 @@ http_serve(struct srv *s, const char *host, int port)
 		snprintf(g.origins[i], sizeof(g.origins[i]), "http://%s",
 		    g.hosts[i]);
 	if (hs_init() != 0 || http_workers_open(s, nthreads) != 0) {
-		fprintf(stderr, "error: cannot prepare the HTTP workers\n");
+		fprintf(stderr, "dbprint-serve: cannot prepare the HTTP "
+		    "workers\n");
 		close(fd);
 		goto out;
 	}
@@ -1487,8 +1490,8 @@ http_serve(struct srv *s, const char *host, int port)
 	    MHD_OPTION_NOTIFY_CONNECTION, http_notify_conn, NULL,
 	    MHD_OPTION_END);
 	if (daemon == NULL) {
-		fprintf(stderr, "error: the HTTP server could not start on "
-		    "port %d\n", bound);
+		fprintf(stderr, "dbprint-serve: the HTTP server could not "
+		    "start on port %d\n", bound);
 		close(fd);
 		goto out;
 	}

@@ -19,7 +19,7 @@ for v in 0 3601 2x -1; do
 	out=$(DBPRINT_HTTP_REQUEST_S=$v timeout 20 $VG "$SERVE" \
 	    --project "$P" --transport http --port 0 </dev/null 2>&1); rc=$?
 	check_eq "DBPRINT_HTTP_REQUEST_S=$v is refused at startup" \
-	    "1 error: DBPRINT_HTTP_REQUEST_S must be a whole number of seconds from 1 to 3600; got '$v'" \
+	    "1 dbprint-serve: DBPRINT_HTTP_REQUEST_S must be a whole number of seconds from 1 to 3600; got '$v'" \
 	    "$rc $out"
 done
 
