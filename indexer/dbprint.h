@@ -209,6 +209,9 @@ cJSON	*dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d);
  * float repr in JSON ("0.5", "1e-05", "Infinity", "NaN").  The fallback
  * text lives in a thread-local buffer valid until the next call. */
 const char *dbp_num_text(const cJSON *n);
+/* Python's str() (== repr()) of a number node: dbp_num_text, but "inf",
+ * "-inf" and "nan" for the non-finite. */
+const char *dbp_num_pystr(const cJSON *n);
 
 /* Python's repr() of a float into out: shortest round-trip digits, "1.0",
  * "1e-05", "1e+16", "inf", "-inf", "nan".  Returns out. */

@@ -138,6 +138,19 @@ static pthread_mutex_t	  wt_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct watch	**wt_all;
 static size_t		  wt_n, wt_cap;
 
+/* Leave w with no set (what it held is freed or moved elsewhere). */
+static void
+wt_set_none(struct watch *w)
+{
+	w->dirs = NULL;
+	w->files = NULL;
+	w->arena = NULL;
+	w->byfile = NULL;
+	w->wds = NULL;
+	w->sql = NULL;
+	w->ndirs = w->nfiles = w->nwds = 0;
+}
+
 static void
 wt_set_free(struct watch *w)
 {
@@ -151,13 +164,7 @@ wt_set_free(struct watch *w)
 	free(w->byfile);
 	free(w->wds);
 	free(w->sql);
-	w->dirs = NULL;
-	w->files = NULL;
-	w->arena = NULL;
-	w->byfile = NULL;
-	w->wds = NULL;
-	w->sql = NULL;
-	w->ndirs = w->nfiles = w->nwds = 0;
+	wt_set_none(w);
 }
 
 /* The SQL function's destructor: the handle is closing. */
@@ -728,13 +735,7 @@ static void
 wt_set_detach(struct watch *w, struct watch *old)
 {
 	*old = *w;
-	w->sql = NULL;
-	w->arena = NULL;
-	w->files = NULL;
-	w->dirs = NULL;
-	w->byfile = NULL;
-	w->wds = NULL;
-	w->nfiles = w->ndirs = w->nwds = 0;
+	wt_set_none(w);
 }
 
 /*
