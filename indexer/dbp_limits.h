@@ -171,10 +171,21 @@
  * bounded with several workers. */
 #define DBP_HTTP_CACHE_PRAGMA	"PRAGMA cache_size = -2048"
 
+/* The page cache of dbprint-serve's own read connection over stdio (KiB,
+ * negative), set once the index is up to date: the pages one call reads,
+ * not the whole index (the OS keeps the file's pages), so the server's
+ * resident memory stays bounded on a 100,000-table print. */
+#define DBP_SERVE_CACHE_PRAGMA	"PRAGMA cache_size = -8192"
+
 /* dbprint-serve freshness (server/call/watch.c).  Bytes read from the inotify
  * queue at once: room for 256 events with a 255-byte name each, so one
  * read usually drains what a dbprint generate run queued. */
 #define DBP_WATCH_READ		(256 * (16 + 256))
+/* Directories one idle step watches (watch_idle: an inotify_add_watch and
+ * a stat of each of its files, ~5 us), so a request arriving meanwhile
+ * waits ~2 ms at most; DBPRINT_WATCH_STEP sets it (0 to 100000). */
+#define DBP_WATCH_STEP		512
+#define DBP_WATCH_STEP_MAX	100000
 
 /* A print served from its repository (indexer/remote/).  Seconds one git
  * command may run before it is killed (upstream's limit); seconds between

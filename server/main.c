@@ -226,6 +226,9 @@ main_open_index(struct srv_conn *cn, const char *path)
 	if (rc == 0)
 		rc = main_update(cn, &d);
 	if (rc == 0) {
+		/* a full build above used the writer's cache; reading, a
+		 * call's pages are enough (errors keep SQLite's default) */
+		sqlite3_exec(cn->db, DBP_SERVE_CACHE_PRAGMA, NULL, NULL, NULL);
 		srv_log(SRV_LOG_INFO, "serving %s from %s (index %s)",
 		    cn->conf->name, cn->conf->print_root, path);
 		return 0;
@@ -314,6 +317,7 @@ main_call(struct srv *s, const char *tool, const char *json)
 		}
 		args_spell_numbers(args, json, strlen(json));
 	}
+	watch_defer(1);		/* one call: a watch would never be read */
 	mcp_tools_call(s, tool, args, &text, &is_error);
 	cJSON_Delete(args);
 	if (text == NULL) {

@@ -114,6 +114,19 @@ int	call_pin_query(struct call *c, const char *sql);
 int	watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
 	    int *changed, char **detail);
 
+/* watch.c: with on set, a call leaves directories not watched yet to
+ * watch_idle() and stats their files itself (stdio and --call; the HTTP
+ * transport, which has no idle hook, watches in the call).  Set before
+ * any call. */
+void	watch_defer(int on);
+/* One idle step of cn's set: watch up to budget of the directories calls
+ * left unwatched.  1 when some are still waiting, else 0. */
+int	watch_idle(struct srv_conn *cn, size_t budget);
+/* The idle work of every served connection, one bounded step (call.c):
+ * 1 when more remains.  DBPRINT_WATCH_STEP sets the directories of a
+ * step (0: none, calls keep stat'ing them). */
+int	srv_idle(struct srv *s);
+
 /* Decode the call's cursor and check it belongs to this tool, these
  * arguments and the current content of every pinned file.  *pos is 0 when
  * there is no cursor.  Call it after every call_pin().  -1 with the spec's

@@ -365,6 +365,32 @@ call_pin_query(struct call *c, const char *sql)
 	return 0;
 }
 
+int
+srv_idle(struct srv *s)
+{
+	static long step = -1;
+	const char *e;
+	char *end;
+	size_t i;
+	int more = 0;
+
+	if (step < 0) {
+		step = DBP_WATCH_STEP;
+		if ((e = getenv("DBPRINT_WATCH_STEP")) != NULL && *e != '\0') {
+			step = strtol(e, &end, 10);
+			if (*end != '\0' || step < 0 || step > DBP_WATCH_STEP_MAX)
+				step = DBP_WATCH_STEP;
+		}
+	}
+	if (step == 0)
+		return 0;
+	for (i = 0; i < s->nserved; i++)
+		if (s->served[i].db != NULL &&
+		    watch_idle(&s->served[i], (size_t)step))
+			more = 1;
+	return more;
+}
+
 /*
  * The digest of the pinned files' content hashes into out[17], exactly
  * as dbp_files_digest spells it (XXH3-64 over "path:hash\n" of each

@@ -33,6 +33,16 @@
  * A file written through a shared mmap raises no inotify event: prints
  * are written with write(2) and rename(2), and README "Choices" says so.
  *
+ * Where the transport has idle time (stdio, and --call, which never needs
+ * a watch) the first pass over a set watches nothing: it stats the files
+ * of every directory, as a blind directory's, and watch_idle() watches
+ * them between requests, parents first, a bounded step at a time,
+ * stat'ing each directory's files once its watch is in place.  The first
+ * call after start so costs one stat per file and no inotify_add_watch
+ * (100,000 of them on a 100,000-table print, plus the watches' teardown at
+ * exit); a later call watches what the idle steps have not reached yet,
+ * and once they have, calls stat nothing.
+ *
  * A set lives as long as its index handle: it is registered against the
  * sqlite3 pointer and freed by the destructor of a no-op SQL function
  * created on the handle, so it goes when the handle is closed, whoever
@@ -97,6 +107,8 @@ struct wt_dir {
 	int		 state;		/* WT_D_* */
 	int		 dirty;		/* an event since its files were seen */
 	int		 eff_blind;	/* it or a directory above is blind */
+	int		 eff_pending;	/* it or one above waits for its watch
+					 * (deferred): stat below it */
 	size_t		 first, nfiles;	/* its files, in byfile[] */
 };
 
@@ -127,6 +139,10 @@ struct watch {
 	int		 pass;		/* a verification pass is needed */
 	int		 all_dirty;	/* IN_Q_OVERFLOW or a reset */
 	int		 nblind;	/* blind dirs and files: pass each call */
+	size_t		 npending;	/* dirs waiting for watch_idle() */
+	int		 first_pass;	/* no verification pass yet since the
+					 * reset: it defers (wt_defer) */
+	size_t		 idle_at;	/* the dir watch_idle() looks at next */
 	sqlite3_int64	 dv, tc;	/* index version the set was loaded at */
 	char		 digest[17];
 };
@@ -135,6 +151,8 @@ struct watch {
 /* The registry: one watch per sqlite3 handle                           */
 
 static pthread_mutex_t	  wt_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Calls leave unwatched directories to watch_idle() (watch_defer()). */
+static int		  wt_defer;
 static struct watch	**wt_all;
 static size_t		  wt_n, wt_cap;
 
@@ -232,6 +250,9 @@ wt_reset(struct watch *w)
 	for (i = 0; i < w->nfiles; i++)
 		w->files[i].verified = 0;
 	w->nwds = 0;
+	w->npending = 0;
+	w->idle_at = 0;
+	w->first_pass = 1;
 	w->all_dirty = 1;
 	w->pass = 1;
 }
@@ -544,18 +565,35 @@ wt_load_dirs(struct watch *w, struct watch *old)
 {
 	char **all = NULL, **na;
 	const char *path, *prev = NULL;
-	size_t n = 0, cap = 0, i, k, prevk = 0, *fill = NULL;
+	size_t n = 0, cap = 0, i, k, prevk = 0, *fill = NULL, common, l;
 	struct wt_dir *d, *od;
-	int r = -1;
+	int r = -1, have;
 
 	for (i = 0; i < w->nfiles; i++) {
 		path = w->files[i].path;
 		k = wt_dirlen(path);
 		if (prev != NULL && k == prevk && strncmp(prev, path, k) == 0)
 			continue;
+		/* The previous file's dir and every one above it are in:
+		 * common is the length of the deepest of them above (or
+		 * at) this dir. */
+		have = prev != NULL;
+		common = 0;
+		if (have) {
+			for (l = 0; l < k && l < prevk && prev[l] == path[l];
+			    l++)
+				if (path[l] == '/')
+					common = l;
+			if (l == k && (l == prevk || prev[l] == '/'))
+				common = k;
+			else if (l == prevk && path[l] == '/')
+				common = prevk;
+		}
 		prev = path;
 		prevk = k;
 		for (;;) {		/* this dir, then each one above */
+			if (have && k <= common)
+				break;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 1024;
 				if ((na = realloc(all, cap * sizeof(*na))) ==
@@ -607,8 +645,15 @@ wt_load_dirs(struct watch *w, struct watch *old)
 	    (w->byfile = malloc(w->nfiles * sizeof(*w->byfile))) == NULL)
 		goto out;
 	for (i = 0; i < w->nfiles; i++) {
-		w->files[i].dir = wt_dir_find(w, w->files[i].path,
-		    wt_dirlen(w->files[i].path));
+		/* most files share the previous one's dir */
+		path = w->files[i].path;
+		k = wt_dirlen(path);
+		if (i > 0 && w->files[i - 1].dir != WT_NODIR &&
+		    strlen(w->dirs[w->files[i - 1].dir].rel) == k &&
+		    strncmp(w->dirs[w->files[i - 1].dir].rel, path, k) == 0)
+			w->files[i].dir = w->files[i - 1].dir;
+		else
+			w->files[i].dir = wt_dir_find(w, path, k);
 		if (w->files[i].dir == WT_NODIR)
 			goto out;	/* cannot happen: every dir was added */
 		w->dirs[w->files[i].dir].nfiles++;
@@ -628,14 +673,13 @@ out:
 	return r;
 }
 
-/* One row of the set's query into f: what the index holds for path p
- * (the row's status, identity and digest part). */
+/* A files row (wt_sql_ident) into f, whose path it is: what the index
+ * holds for it (status, identity and digest part). */
 static void
-wt_row(struct wt_file *f, sqlite3_stmt *st, const char *p)
+wt_row(struct wt_file *f, sqlite3_stmt *st)
 {
 	const char *status = (const char *)sqlite3_column_text(st, 6);
 
-	memset(f, 0, sizeof(*f));
 	if (status == NULL)
 		f->row = WT_ROW_NONE;
 	else if (strcmp(status, "outside_root") == 0)
@@ -650,63 +694,107 @@ wt_row(struct wt_file *f, sqlite3_stmt *st, const char *p)
 	f->ino = sqlite3_column_int64(st, 2);
 	f->size = sqlite3_column_int64(st, 3);
 	f->mtime = sqlite3_column_int64(st, 4);
-	f->part = wt_part(p, status == NULL ? "absent" :
+	f->part = wt_part(f->path, status == NULL ? "absent" :
 	    (const char *)sqlite3_column_text(st, 5));
 }
 
-/* Step the set's query st into w->files, one per distinct path (the rows
- * come sorted), each path into arena at the offset (*offs)[i] (malloc'd,
- * the caller frees), the sum of their digest parts into *sum.  0, -1 on
- * OOM, -2 when the index read failed. */
+/* The files rows from ?1 to ?2 in path order, read from the covering
+ * index alone (the rows hold the documents). */
+static const char wt_sql_ident[] = "SELECT path, dev, ino, size, "
+    "mtime_ns, coalesce(hash, status), status FROM files INDEXED BY "
+    "files_identity WHERE path >= ?1 AND path <= ?2 ORDER BY path";
+
+/* Step the set's query st: each path into arena, NUL-terminated, one
+ * after another; *n of them.  0, -1 on OOM, -2 when the read failed. */
 static int
-wt_read_rows(struct watch *w, sqlite3_stmt *st, struct dbp_buf *arena,
-    size_t **offs, uint64_t *sum)
+wt_read_paths(sqlite3_stmt *st, struct dbp_buf *arena, size_t *n)
 {
-	struct wt_file *nf;
 	const char *p;
-	size_t n = 0, cap = 0, *no;
 	int rc;
 
+	*n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		p = (const char *)sqlite3_column_text(st, 0);
-		if (p == NULL)
+		if ((p = (const char *)sqlite3_column_text(st, 0)) == NULL)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((nf = realloc(w->files, cap * sizeof(*nf))) == NULL)
-				return -1;
-			w->files = nf;
-			if ((no = realloc(*offs, cap * sizeof(*no))) == NULL)
-				return -1;
-			*offs = no;
-		}
-		if (n > 0 && strcmp(arena->ptr + (*offs)[n - 1], p) == 0)
-			continue;	/* a duplicate path */
-		(*offs)[n] = arena->len;
 		dbp_buf_add(arena, p, strlen(p) + 1);
 		if (arena->failed)
 			return -1;
-		wt_row(&w->files[n], st, p);
-		*sum += w->files[n].part;
-		n++;
+		(*n)++;
 	}
-	if (rc != SQLITE_DONE)
+	return rc == SQLITE_DONE ? 0 : -2;
+}
+
+/*
+ * w->files from the n paths in w->arena: sorted, each once, with what the
+ * index holds for each (a merge with one ordered walk of files_identity,
+ * where a join would seek it once per path), the sum of their digest
+ * parts into *sum.  0, -1 on OOM, -2 when the index read failed.
+ */
+static int
+wt_read_rows(struct watch *w, size_t n, uint64_t *sum)
+{
+	sqlite3_stmt *st = NULL;
+	const char *q, *p;
+	char **pv;
+	size_t i, k;
+	int rc = SQLITE_DONE, c = 1;
+
+	if (n == 0)
+		return 0;
+	if ((pv = malloc(n * sizeof(*pv))) == NULL)
+		return -1;
+	for (i = 0, p = w->arena; i < n; i++, p += strlen(p) + 1)
+		pv[i] = (char *)(uintptr_t)p;
+	qsort(pv, n, sizeof(*pv), wt_str_cmp);
+	for (i = 0, k = 0; i < n; i++)
+		if (k == 0 || strcmp(pv[k - 1], pv[i]) != 0)
+			pv[k++] = pv[i];
+	if ((w->files = calloc(k, sizeof(*w->files))) == NULL) {
+		free(pv);
+		return -1;
+	}
+	w->nfiles = k;
+	for (i = 0; i < k; i++) {
+		w->files[i].path = pv[i];
+		w->files[i].row = WT_ROW_NONE;
+	}
+	free(pv);
+	if (sqlite3_prepare_v2(w->db, wt_sql_ident, -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -2;
-	w->nfiles = n;
+	sqlite3_bind_text(st, 1, w->files[0].path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, w->files[k - 1].path, -1, SQLITE_STATIC);
+	i = 0;
+	while (i < k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((q = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			continue;
+		while (i < k && (c = strcmp(w->files[i].path, q)) < 0)
+			i++;
+		if (i < k && c == 0)
+			wt_row(&w->files[i++], st);
+	}
+	if (i < k && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return -2;
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < k; i++) {
+		if (w->files[i].row == WT_ROW_NONE)	/* no files row */
+			w->files[i].part = wt_part(w->files[i].path, "absent");
+		*sum += w->files[i].part;
+	}
 	return 0;
 }
 
-/* Point w's files at their paths in w->arena (offs) and keep what old
- * knew of the same paths: verified, blind. */
+/* Keep what old knew of w's paths: verified, blind. */
 static void
-wt_keep_marks(struct watch *w, const struct watch *old, const size_t *offs)
+wt_keep_marks(struct watch *w, const struct watch *old)
 {
 	struct wt_file *f, *of;
 	size_t i;
 
 	for (i = 0; i < w->nfiles; i++) {
 		f = &w->files[i];
-		f->path = w->arena + offs[i];
 		of = old->nfiles > 0 ? bsearch(f->path, old->files,
 		    old->nfiles, sizeof(*of), wt_file_cmp) : NULL;
 		if (of != NULL) {
@@ -748,33 +836,28 @@ wt_set_detach(struct watch *w, struct watch *old)
 static int
 wt_load(struct watch *w, const char *sql, char **detail)
 {
-	static const char head[] = "WITH q(p) AS (";
-	static const char tail[] = ") SELECT q.p, f.dev, f.ino, f.size, "
-	    "f.mtime_ns, coalesce(f.hash, f.status), f.status FROM q LEFT JOIN "
-	    "files f ON f.path = q.p ORDER BY q.p";
 	struct watch old;
-	struct dbp_buf arena, text;
+	struct dbp_buf arena;
 	sqlite3_stmt *st = NULL;
-	size_t i, *offs = NULL;
+	size_t i, n = 0;
 	uint64_t sum = 0;
 	int rc, r = -1;
 
 	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
-	dbp_buf_init(&text, DBP_MAX_FILE_BYTES);
 	wt_set_detach(w, &old);	/* the previous set, freed at the end */
-	dbp_buf_adds(&text, head);
-	dbp_buf_adds(&text, sql);
-	dbp_buf_adds(&text, tail);
-	if (text.failed || (w->sql = strdup(sql)) == NULL)
+	if ((w->sql = strdup(sql)) == NULL)
 		goto oom;
-	if (sqlite3_prepare_v2(w->db, text.ptr, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto dberr;
-	if ((rc = wt_read_rows(w, st, &arena, &offs, &sum)) == -2)
+	if ((rc = wt_read_paths(st, &arena, &n)) == -2)
 		goto dberr;
-	if (rc == -1 || arena.failed)
+	if (rc == -1 || (w->arena = dbp_buf_take(&arena)) == NULL)
 		goto oom;
-	w->arena = dbp_buf_take(&arena);
-	wt_keep_marks(w, &old, offs);
+	if ((rc = wt_read_rows(w, n, &sum)) == -2)
+		goto dberr;
+	if (rc == -1)
+		goto oom;
+	wt_keep_marks(w, &old);
 	if (w->nfiles > 0 && wt_load_dirs(w, &old) == -1)
 		goto oom;
 	wt_digest(w, sum);
@@ -796,8 +879,6 @@ fail:
 out:
 	sqlite3_finalize(st);
 	dbp_buf_release(&arena);
-	dbp_buf_release(&text);
-	free(offs);
 	/* watches of directories the new set does not hold */
 	for (i = 0; i < old.ndirs; i++)
 		if (old.dirs[i].wd >= 0 && w->ifd >= 0)
@@ -900,15 +981,18 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 	struct wt_file *f;
 	const char **sl = NULL, **ns;
 	size_t i, j, n = 0, cap = 0;
-	int blind = 0, all = w->all_dirty, rewatch;
+	int blind = 0, all = w->all_dirty, rewatch, ppend;
+	int defer = wt_defer && w->first_pass;
 
 	w->all_dirty = 0;
 	w->pass = 0;
 	w->nblind = 0;
+	w->npending = 0;
 	for (i = 0; i < w->ndirs; i++) {
 		d = &w->dirs[i];
 		rewatch = all || d->dirty || d->state == WT_D_NONE ||
 		    d->state == WT_D_BLIND;
+		ppend = d->parent != WT_NODIR && w->dirs[d->parent].eff_pending;
 		if (w->ifd < 0 || w->rootfd < 0) {
 			d->state = WT_D_BLIND;
 		} else if (d->parent != WT_NODIR &&
@@ -918,11 +1002,22 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 			d->wd = -1;
 			d->state = WT_D_BLIND;
 			w->wds_stale = 1;
-		} else if (rewatch)
+		} else if (ppend) {
+			/* a watch below an unwatched directory proves
+			 * nothing: watched again after it (watch_idle) */
+			if (d->wd >= 0)
+				dbp_watch_rm(w->ifd, d->wd);
+			d->wd = -1;
+			d->state = WT_D_NONE;
+			w->wds_stale = 1;
+		} else if (rewatch && !(defer && d->state == WT_D_NONE))
 			wt_watch_dir(w, i);
 		d->eff_blind = d->state == WT_D_BLIND;
+		d->eff_pending = !d->eff_blind && d->state == WT_D_NONE;
 		if (d->eff_blind)
 			blind = 1;
+		if (d->eff_pending)
+			w->npending++;
 		for (j = 0; j < d->nfiles; j++) {
 			f = &w->files[w->byfile[d->first + j]];
 			if (!(rewatch || d->eff_blind || !f->verified ||
@@ -942,14 +1037,17 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 				}
 				sl[n++] = f->path;
 			}
-			f->verified = 1;
+			/* stat'ed with no watch above it: again next call */
+			f->verified = !d->eff_pending;
 		}
 		d->dirty = 0;
 	}
 	if (blind)
 		w->nblind++;
-	if (w->nblind > 0)
+	if (w->nblind > 0 || w->npending > 0)
 		w->pass = 1;
+	w->idle_at = 0;
+	w->first_pass = 0;
 	*stale = sl;
 	*nstale = n;
 	return 0;
@@ -1024,5 +1122,67 @@ watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
 			*changed = 1;
 	}
 	memcpy(digest, w->digest, 17);
+	return 0;
+}
+
+void
+watch_defer(int on)
+{
+	wt_defer = on;
+}
+
+/*
+ * One idle step: watch up to budget directories a call left unwatched,
+ * parents first, and stat each one's files under its new watch (a file
+ * that matches the index is verified; one that does not waits for the
+ * next call, which re-indexes it).  A directory below a blind one is left
+ * to the next call, which makes it blind too.  1 when directories are
+ * still waiting, 0 when none are.
+ */
+int
+watch_idle(struct srv_conn *cn, size_t budget)
+{
+	struct watch *w = NULL;
+	struct wt_dir *d;
+	struct wt_file *f;
+	size_t i, j, done = 0, k;
+	int ps;
+
+	pthread_mutex_lock(&wt_mu);
+	for (i = 0; i < wt_n; i++)
+		if (wt_all[i]->db == cn->db) {
+			w = wt_all[i];
+			break;
+		}
+	pthread_mutex_unlock(&wt_mu);
+	if (w == NULL || w->npending == 0 || w->ifd < 0 || w->rootfd < 0)
+		return 0;
+	for (i = w->idle_at; i < w->ndirs && done < budget; i++) {
+		d = &w->dirs[i];
+		if (d->state != WT_D_NONE)
+			continue;
+		ps = d->parent == WT_NODIR ? WT_D_WATCHED :
+		    w->dirs[d->parent].state;
+		if (ps == WT_D_NONE || ps == WT_D_BLIND)
+			continue;
+		wt_watch_dir(w, i);
+		done++;
+		d->eff_pending = 0;
+		if (d->state != WT_D_WATCHED)
+			continue;
+		for (j = 0; j < d->nfiles; j++) {
+			k = w->byfile[d->first + j];
+			f = &w->files[k];
+			f->blind = 0;
+			f->verified = !wt_stale(w, f) && !f->blind;
+			if (!f->verified)
+				d->dirty = 1;
+		}
+	}
+	w->idle_at = i;
+	w->pass = 1;
+	if (i < w->ndirs)
+		return 1;
+	w->npending = 0;
 	return 0;
 }

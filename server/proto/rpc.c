@@ -540,9 +540,11 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 	struct rpc_session ss;
 	struct rpc_in in;
 	sigset_t block, waitmask;
+	struct pollfd pfd;
 	ssize_t r;
-	int rc = 0;
+	int rc = 0, idle = 0;
 
+	watch_defer(1);
 	memset(&ss, 0, sizeof(ss));
 	memset(&in, 0, sizeof(in));
 	in.fd = in_fd;
@@ -570,6 +572,14 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 			rc = -1;
 			break;
 		}
+		/* idle work (watches a call deferred), a step at a time
+		 * while no request is waiting */
+		pfd.fd = in_fd;
+		pfd.events = POLLIN;
+		if (idle && poll(&pfd, 1, 0) == 0) {
+			idle = srv_idle(s);
+			continue;
+		}
 		if (dbp_wait_readable(in_fd, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -592,6 +602,7 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 		in.len += (size_t)r;
 		if ((rc = rpc_in_lines(s, &ss, out, &in)) != 0)
 			break;
+		idle = 1;
 	}
 	sigprocmask(SIG_UNBLOCK, &block, NULL);
 	free(in.buf);

@@ -15,6 +15,9 @@
 #   - the print root itself replaced by rename;
 #   - a file changed between two pages of a cursor walk: "print changed";
 #     touched with the same bytes: the walk goes on.
+# The first call watches nothing (the stdio server's idle steps do, after
+# it); two more runs leave the watches to steps that never come
+# (DBPRINT_WATCH_STEP=0) or come one directory at a time (=1).
 . "$(dirname "$0")/../lib.sh"
 . "$SRCDIR/tests/fuzz/serve.sh"
 
@@ -54,6 +57,21 @@ run() {		# run LABEL - the whole sequence on a fresh print
 	# warm: a second call is served from the verified set
 	total '{"sql_type": "BIGINX"}'
 	check_eq "$L: still none on a warm call" 0 "$TOT"
+	if [ "$L" = inotify ]; then
+		# the first call watched nothing; idle steps watch every
+		# directory of the set (root, gen, s000..s002, 300 tables)
+		want=$(find "$P" -mindepth 1 -type d | wc -l)
+		want=$((want + 1))
+		n=0 tries=0
+		while [ "$tries" -lt 50 ]; do
+			n=$(cat /proc/"$SRV_PID"/fdinfo/* 2>/dev/null |
+			    grep -c '^inotify wd:')
+			[ "$n" -ge "$want" ] && break
+			sleep 0.1
+			tries=$((tries + 1))
+		done
+		check_eq "$L: idle steps watched every directory" "$want" "$n"
+	fi
 
 	# 1. replaced by rename: same size, same mtime, new inode
 	sed 's/sql_type: BIGINT/sql_type: BIGINX/' "$S0" >"$T/.s0"
@@ -160,3 +178,9 @@ fi
 export DBPRINT_NO_INOTIFY=1
 run stat
 unset DBPRINT_NO_INOTIFY
+if [ "${DBP_PORTABLE:-0}" != 1 ]; then
+	# watches left to idle steps that never come: every call stats
+	DBPRINT_WATCH_STEP=0 run deferred
+	# one directory a step: calls land with part of the print watched
+	DBPRINT_WATCH_STEP=1 run step1
+fi
