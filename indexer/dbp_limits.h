@@ -177,6 +177,10 @@
  * resident memory stays bounded on a 100,000-table print. */
 #define DBP_SERVE_CACHE_PRAGMA	"PRAGMA cache_size = -8192"
 
+/* Column ids the plans search_columns keeps between calls hold in all
+ * (8 bytes each): a search matching more is counted again at every page. */
+#define DBP_SC_PLAN_IDS		(1024L * 1024)
+
 /* dbprint-serve freshness (server/call/watch.c).  Bytes read from the inotify
  * queue at once: room for 256 events with a 255-byte name each, so one
  * read usually drains what a dbprint generate run queued. */

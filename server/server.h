@@ -53,9 +53,26 @@ void	srv_stmt_done(struct srv_conn *cn, sqlite3_stmt *st);
  * call); returns how many were (a missing srv_stmt_done).  cn may be
  * NULL. */
 size_t	srv_stmt_sweep(struct srv_conn *cn);
-/* Finalize cn's kept statements: call it before sqlite3_close(cn->db),
- * which fails while any statement lives. */
+/* Finalize cn's kept statements and free its kept data (srv_keep_set):
+ * call it before sqlite3_close(cn->db), which fails while any statement
+ * lives. */
 void	srv_stmt_close(struct srv_conn *cn);
+
+/*
+ * A tool's data kept per index handle between calls (stmt.c), under key
+ * (the address of a static of the tool's): srv_keep_get() returns it, or
+ * NULL; srv_keep_set() replaces it (the previous one freed with its
+ * free_fn), taking data, which srv_stmt_close() frees with free_fn.  0,
+ * or -1 when no slot is left (data freed then).  The tool checks that
+ * what it kept still speaks for the index (srv_index_version).
+ */
+void	*srv_keep_get(struct srv_conn *cn, const void *key);
+int	srv_keep_set(struct srv_conn *cn, const void *key, void *data,
+	    void (*free_fn)(void *));
+/* The index's version as cn's handle sees it: other handles' commits
+ * (PRAGMA data_version) and its own (sqlite3_total_changes).  0 or -1. */
+int	srv_index_version(struct srv_conn *cn, sqlite3_int64 *dv,
+	    sqlite3_int64 *tc);
 
 struct srv {
 	struct dbp_project	 project;

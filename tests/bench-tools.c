@@ -8,18 +8,36 @@
  * Starts SERVER with its stdin and stdout on pipes, sends initialize and
  * notifications/initialized, then for each LABEL=TOOL=ARGS (ARGS a JSON
  * object) one untimed warm-up call and REPEAT timed calls, each awaited
- * before the next.  Prints one line per label:
+ * before the next.  Prints, after the first label's warm-up call (the
+ * first answer of a tool after start):
+ *
+ *	LABEL first answer <us> us after start  cpu <us> us
+ *
+ * then, after a pause (a client's) that lasts until the server's idle
+ * steps, which watch the print's directories, are done:
+ *
+ *	server idle steps done <us> us after it
+ *
+ * one line per label:
  *
  *	LABEL p50 <us> us  p90 <us> us  cpu <us>/call  bytes <n>  error <0|1>
  *
- * cpu is the server's own CPU time (user + system, from /proc) per timed
- * call, which a loaded machine does not inflate the way it does the wall
- * clock; error is 1 when the last reply carried "isError":true.  Standalone (C11
- * and POSIX only), built by tests/bench.sh.  Exit 0, or 1 on a usage or
- * I/O error.
+ * and last the server's peak resident set:
+ *
+ *	server peak rss <kb> KB
+ *
+ * cpu is the server's own CPU time (the nanoseconds each of its threads
+ * ran, from /proc/PID/task/TID/schedstat; else user + system ticks of
+ * /proc/PID/stat), which a loaded machine does not inflate the way it
+ * does the wall clock; error is 1 when the last reply carried
+ * "isError":true.  Standalone (C11 and POSIX only, reading Linux's /proc
+ * when it is there), built by tests/bench-tools.sh.  Exit 0, or 1 on a
+ * usage or I/O error.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
+
+#include <dirent.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +46,11 @@
 #include <unistd.h>
 
 #define BT_MAX_LINE	(64L * 1024 * 1024)	/* longest response line */
+/* After the first answer: a pause while the server keeps running (its
+ * CPU time grows by a 100th of the wall time or more), checked every
+ * BT_SETTLE_US, at most BT_SETTLE_MAX times. */
+#define BT_SETTLE_US	100000
+#define BT_SETTLE_MAX	100
 
 static FILE	*bt_to, *bt_from;
 static char	*bt_line;
@@ -55,16 +78,41 @@ bt_rpc(const char *method, const char *params)
 	return (long)strlen(bt_line);
 }
 
-/* The server's CPU time so far in microseconds (utime + stime of
- * /proc/PID/stat), or -1 when unreadable. */
+/* The server's CPU time so far in microseconds: the nanoseconds on CPU of
+ * each of its threads (/proc/PID/task/TID/schedstat, field 1), else
+ * utime + stime of /proc/PID/stat in clock ticks; -1 when unreadable. */
 static double
 bt_cpu(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char path[320], buf[1024], *p;
+	unsigned long long ns, sum = 0;
 	unsigned long ut, st;
+	struct dirent *de;
 	FILE *f;
+	DIR *d;
 	size_t n;
+	int any = 0;
 
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path),
+			    "/proc/%ld/task/%s/schedstat",
+			    (long)pid, de->d_name);
+			if ((f = fopen(path, "r")) == NULL)
+				continue;
+			if (fscanf(f, "%llu", &ns) == 1) {
+				sum += ns;
+				any = 1;
+			}
+			fclose(f);
+		}
+		closedir(d);
+		if (any)
+			return (double)sum / 1e3;
+	}
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
@@ -77,6 +125,25 @@ bt_cpu(pid_t pid)
 	    &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The server's peak resident set (VmHWM of /proc/PID/status) in KB, or
+ * -1 when unreadable. */
+static long
+bt_rss(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
 }
 
 static int
@@ -92,7 +159,7 @@ main(int argc, char **argv)
 {
 	int to[2], from[2], i, k, n, first, err;
 	char *spec, *tool, *args, *params;
-	double *t, t0, c0, c1;
+	double *t, t0, c0, c1, start;
 	long len = 0;
 	pid_t pid;
 
@@ -104,6 +171,7 @@ main(int argc, char **argv)
 	for (first = 2; first < argc && strcmp(argv[first], "--") != 0;
 	    first++)
 		;
+	start = bt_now();
 	if (first >= argc - 1 || pipe(to) == -1 || pipe(from) == -1 ||
 	    (pid = fork()) == -1)
 		return 1;
@@ -145,6 +213,24 @@ main(int argc, char **argv)
 			return 1;
 		if (bt_rpc("tools/call", params) < 0)	/* warm-up */
 			return 1;
+		if (k == 2) {
+			c0 = bt_cpu(pid);
+			printf("%-20s first answer %9.0f us after start  cpu "
+			    "%8.0f us\n", spec, bt_now() - start, c0);
+			/* a client's pause: the server's idle steps watch
+			 * the print's directories meanwhile, until it runs
+			 * no more (at most BT_SETTLE_MAX steps) */
+			fflush(stdout);
+			t0 = bt_now();
+			for (i = 0; i < BT_SETTLE_MAX; i++) {
+				c0 = bt_cpu(pid);
+				usleep(BT_SETTLE_US);
+				if (bt_cpu(pid) - c0 < BT_SETTLE_US / 100)
+					break;
+			}
+			printf("%-20s idle steps done %9.0f us after it\n",
+			    "server", bt_now() - t0 - BT_SETTLE_US);
+		}
 		c0 = bt_cpu(pid);
 		for (i = 0; i < n; i++) {
 			t0 = bt_now();
@@ -162,6 +248,7 @@ main(int argc, char **argv)
 		free(params);
 		free(spec);
 	}
+	printf("%-20s peak rss %ld KB\n", "server", bt_rss(pid));
 	fclose(bt_to);
 	fclose(bt_from);
 	waitpid(pid, NULL, 0);

@@ -9,6 +9,9 @@
  * resets it, so no statement keeps a read transaction (and with it an
  * old WAL snapshot) open between calls.
  *
+ * The same per-handle record keeps a few tools' data between calls
+ * (srv_keep_get, srv_keep_set), freed with the statements.
+ *
  * A statement is lent to one user at a time: asked again while lent (an
  * outer loop still stepping it calls something that needs the same
  * query), srv_stmt() prepares a fresh one, which srv_stmt_done()
@@ -30,9 +33,19 @@ struct srv_stmt_slot {
 	int		 lent;		/* handed out, not yet done */
 };
 
+/* Tools' data kept per handle (srv_keep_set); search_columns keeps one. */
+#define KEEP_MAX	4
+
+struct srv_keep_slot {
+	const void	*key;
+	void		*data;
+	void		(*free_fn)(void *);
+};
+
 struct srv_stmts {
 	struct srv_stmt_slot	 slot[STMT_MAX];
 	size_t			 n;
+	struct srv_keep_slot	 keep[KEEP_MAX];
 };
 
 sqlite3_stmt *
@@ -117,12 +130,83 @@ srv_stmt_sweep(struct srv_conn *cn)
 void
 srv_stmt_close(struct srv_conn *cn)
 {
+	struct srv_keep_slot *k;
 	size_t i;
 
 	if (cn->stmts == NULL)
 		return;
 	for (i = 0; i < cn->stmts->n; i++)
 		sqlite3_finalize(cn->stmts->slot[i].st);
+	for (i = 0; i < KEEP_MAX; i++) {
+		k = &cn->stmts->keep[i];
+		if (k->key != NULL && k->free_fn != NULL)
+			k->free_fn(k->data);
+	}
 	free(cn->stmts);
 	cn->stmts = NULL;
+}
+
+void *
+srv_keep_get(struct srv_conn *cn, const void *key)
+{
+	size_t i;
+
+	if (cn->stmts == NULL)
+		return NULL;
+	for (i = 0; i < KEEP_MAX; i++)
+		if (cn->stmts->keep[i].key == key)
+			return cn->stmts->keep[i].data;
+	return NULL;
+}
+
+int
+srv_keep_set(struct srv_conn *cn, const void *key, void *data,
+    void (*free_fn)(void *))
+{
+	struct srv_keep_slot *k, *freek = NULL;
+	size_t i;
+
+	if (cn->stmts == NULL &&
+	    (cn->stmts = calloc(1, sizeof(*cn->stmts))) == NULL)
+		goto fail;
+	for (i = 0; i < KEEP_MAX; i++) {
+		k = &cn->stmts->keep[i];
+		if (k->key == key) {
+			if (k->free_fn != NULL && k->data != data)
+				k->free_fn(k->data);
+			k->data = data;
+			k->free_fn = free_fn;
+			return 0;
+		}
+		if (k->key == NULL && freek == NULL)
+			freek = k;
+	}
+	if (freek == NULL)
+		goto fail;
+	freek->key = key;
+	freek->data = data;
+	freek->free_fn = free_fn;
+	return 0;
+fail:
+	if (free_fn != NULL)
+		free_fn(data);
+	return -1;
+}
+
+int
+srv_index_version(struct srv_conn *cn, sqlite3_int64 *dv, sqlite3_int64 *tc)
+{
+	static const char sql[] = "PRAGMA data_version";
+	sqlite3_stmt *st;
+	int rc;
+
+	*dv = *tc = -1;
+	if ((st = srv_stmt(cn, sql)) == NULL)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*dv = sqlite3_column_int64(st, 0);
+	srv_stmt_done(cn, st);
+	*tc = (sqlite3_int64)sqlite3_total_changes(cn->db);
+	return rc == SQLITE_ROW ? 0 : -1;
 }

@@ -25,6 +25,12 @@
  *     (page_window): by an ordered walk of the columns that stops once
  *     the page is full, or, when the matches are few, gathered through
  *     their index and sorted - whichever reads fewer rows.
+ * The settled predicates and the match count (the plan) of the last few
+ * argument sets are kept per index handle while the index does not
+ * change (PRAGMA data_version and the handle's own changes), so the next
+ * page of a search, or the same search again, costs its page alone;
+ * counting is what grows with the print (116,729 index entries for
+ * sensitivity "*" on a 100,000-table print).
  * Exclusions (tables not walkable; catalog-only views under the filters
  * their marker forbids) are applied by table name, through partial
  * indexes that hold only such tables.
@@ -131,6 +137,33 @@ struct sc_ids {
 	size_t		 cap;
 };
 
+/* A plan kept between calls: what sc_plan and sc_count settled for one
+ * argument set (args minus cursor) at one index version. */
+#define SC_PLANS	4
+struct sc_plan {
+	int		 set;		/* the slot holds a plan */
+	char		 args[17];
+	sqlite3_int64	 dv, tc;	/* the index version it was made at */
+	unsigned long	 used;		/* when last used (sc_plans.tick) */
+	int		 none;
+	char		*globin[SC_NGLOBS];
+	int		 sqlpreds;
+	const char	*excl;
+	enum sc_tmode	 tmode;
+	struct sc_ids	 vn, k;
+	int		 have_k, k_exact, drive_k;
+	char		*kjson;
+	size_t		 total, driven;
+};
+
+struct sc_plans {
+	struct sc_plan	 p[SC_PLANS];
+	unsigned long	 tick;
+};
+
+/* The key of the plans kept on a handle (srv_keep_get): its address. */
+static const char sc_plans_key;
+
 struct sc {
 	struct call	*c;
 	sqlite3		*db;
@@ -154,6 +187,8 @@ struct sc {
 	size_t		 next;		/* the match win yields next */
 	sqlite3_stmt	*row;		/* a match row by id */
 	sqlite3_stmt	*vnst;		/* value notes of a column */
+	struct sc_plan	*pc;		/* globin, vn, k and kjson are this
+					 * kept plan's, not the call's */
 };
 
 static int
@@ -1213,15 +1248,160 @@ sc_src_item(void *ctx, size_t i)
 	return sc_item(s, id);
 }
 
+/* ------------------------------------------------------------------ */
+/* Kept plans                                                           */
+
+static void
+sc_plan_clear(struct sc_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < SC_NGLOBS; i++)
+		free(p->globin[i]);
+	sc_ids_free(&p->vn);
+	sc_ids_free(&p->k);
+	free(p->kjson);
+	memset(p, 0, sizeof(*p));
+}
+
+static void
+sc_plans_free(void *v)
+{
+	struct sc_plans *ps = v;
+	size_t i;
+
+	if (ps == NULL)
+		return;
+	for (i = 0; i < SC_PLANS; i++)
+		sc_plan_clear(&ps->p[i]);
+	free(ps);
+}
+
+/* Point s at kept plan p: its fields are p's (borrowed) from here on. */
+static void
+sc_plan_use(struct sc *s, struct sc_plan *p, int *none)
+{
+	size_t i;
+
+	for (i = 0; i < SC_NGLOBS; i++)
+		s->globin[i] = p->globin[i];
+	s->sqlpreds = p->sqlpreds;
+	s->excl = p->excl;
+	s->tmode = p->tmode;
+	s->vn = p->vn;
+	s->k = p->k;
+	s->have_k = p->have_k;
+	s->k_exact = p->k_exact;
+	s->drive_k = p->drive_k;
+	s->kjson = p->kjson;
+	s->total = p->total;
+	s->driven = p->driven;
+	*none = p->none;
+	s->pc = p;
+}
+
+/*
+ * The plans of s's handle, and the one kept for s's arguments at version
+ * (dv, tc) in *hit (NULL when none).  Plans of another version are
+ * dropped.  NULL when there are none and none can be made (no memory).
+ */
+static struct sc_plans *
+sc_plans_get(struct sc *s, sqlite3_int64 dv, sqlite3_int64 tc,
+    struct sc_plan **hit)
+{
+	struct sc_plans *ps;
+	struct sc_plan *p;
+	size_t i;
+
+	*hit = NULL;
+	if ((ps = srv_keep_get(s->c->conn, &sc_plans_key)) == NULL) {
+		if ((ps = calloc(1, sizeof(*ps))) == NULL ||
+		    srv_keep_set(s->c->conn, &sc_plans_key, ps,
+		    sc_plans_free) == -1)
+			return NULL;
+	}
+	for (i = 0; i < SC_PLANS; i++) {
+		p = &ps->p[i];
+		if (!p->set)
+			continue;
+		if (p->dv != dv || p->tc != tc)
+			sc_plan_clear(p);
+		else if (strcmp(p->args, s->c->args_digest) == 0)
+			*hit = p;
+	}
+	if (*hit != NULL)
+		(*hit)->used = ++ps->tick;
+	return ps;
+}
+
+/*
+ * Keep the plan s settled (its fields move into a slot of ps, which s
+ * then borrows), unless its id sets are larger than DBP_SC_PLAN_IDS;
+ * the least recently used plans make room, so all of them together hold
+ * at most that many ids.
+ */
+static void
+sc_plan_keep(struct sc *s, struct sc_plans *ps, sqlite3_int64 dv,
+    sqlite3_int64 tc, int none)
+{
+	struct sc_plan *p, *lru;
+	size_t i, held, need = s->k.n + s->vn.n;
+
+	if (ps == NULL || need > DBP_SC_PLAN_IDS)
+		return;
+	for (;;) {
+		held = 0;
+		lru = NULL;
+		for (i = 0; i < SC_PLANS; i++) {
+			p = &ps->p[i];
+			if (!p->set) {
+				if (lru == NULL || lru->set)
+					lru = p;
+				continue;
+			}
+			held += p->k.n + p->vn.n;
+			if (lru == NULL || (lru->set && p->used < lru->used))
+				lru = p;
+		}
+		if (!lru->set && held + need <= DBP_SC_PLAN_IDS)
+			break;
+		sc_plan_clear(lru);
+	}
+	p = lru;
+	p->set = 1;
+	memcpy(p->args, s->c->args_digest, sizeof(p->args));
+	p->dv = dv;
+	p->tc = tc;
+	p->used = ++ps->tick;
+	p->none = none;
+	for (i = 0; i < SC_NGLOBS; i++)
+		p->globin[i] = s->globin[i];
+	p->sqlpreds = s->sqlpreds;
+	p->excl = s->excl;
+	p->tmode = s->tmode;
+	p->vn = s->vn;
+	p->k = s->k;
+	p->have_k = s->have_k;
+	p->k_exact = s->k_exact;
+	p->drive_k = s->drive_k;
+	p->kjson = s->kjson;
+	p->total = s->total;
+	p->driven = s->driven;
+	s->pc = p;
+}
+
 int
 tool_search_columns(struct call *c)
 {
 	struct sc s;
 	struct page_src src;
+	struct sc_plans *ps = NULL;
+	struct sc_plan *hit = NULL;
 	const cJSON *a;
 	cJSON *head = NULL;
+	sqlite3_int64 dv, tc;
 	size_t pos, i;
-	int r = -1, none = 0, rc;
+	int r = -1, none = 0, rc, keep;
 	char *mst = NULL, *merr = NULL;
 
 	memset(&s, 0, sizeof(s));
@@ -1260,10 +1440,22 @@ tool_search_columns(struct call *c)
 		sc_oom(&s);
 		goto out;
 	}
-	if (sc_head(&s, head) == -1 || sc_plan(&s, &none) == -1)
+	if (sc_head(&s, head) == -1)
 		goto out;
-	if (!none && sc_count(&s) == -1)
-		goto out;
+	/* (after the pins: a re-index they made is a new version) */
+	keep = srv_index_version(c->conn, &dv, &tc) == 0;
+	if (keep)
+		ps = sc_plans_get(&s, dv, tc, &hit);
+	if (hit != NULL)
+		sc_plan_use(&s, hit, &none);
+	else {
+		if (sc_plan(&s, &none) == -1)
+			goto out;
+		if (!none && sc_count(&s) == -1)
+			goto out;
+		if (keep)
+			sc_plan_keep(&s, ps, dv, tc, none);
+	}
 	memset(&src, 0, sizeof(src));
 	src.head = head;
 	src.key[0] = "matches";
@@ -1273,11 +1465,17 @@ tool_search_columns(struct call *c)
 	src.ctx = &s;
 	r = page_window(c, &src, pos);
 out:
-	for (i = 0; i < SC_NGLOBS; i++)
-		free(s.globin[i]);
-	sc_ids_free(&s.k);
-	sc_ids_free(&s.vn);
-	free(s.kjson);
+	if (s.pc != NULL) {
+		/* the kept plan's own; a k JSON made by this call joins it */
+		if (s.pc->kjson == NULL)
+			s.pc->kjson = s.kjson;
+	} else {
+		for (i = 0; i < SC_NGLOBS; i++)
+			free(s.globin[i]);
+		sc_ids_free(&s.k);
+		sc_ids_free(&s.vn);
+		free(s.kjson);
+	}
 	sqlite3_finalize(s.win);
 	sqlite3_finalize(s.row);
 	sqlite3_finalize(s.vnst);

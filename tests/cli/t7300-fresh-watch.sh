@@ -14,7 +14,8 @@
 #     target (no event reaches a watch on the link's parent);
 #   - the print root itself replaced by rename;
 #   - a file changed between two pages of a cursor walk: "print changed";
-#     touched with the same bytes: the walk goes on.
+#     touched with the same bytes: the walk goes on;
+#   - a file edited and the print re-indexed by another process.
 # The first call watches nothing (the stdio server's idle steps do, after
 # it); two more runs leave the watches to steps that never come
 # (DBPRINT_WATCH_STEP=0) or come one directory at a time (=1).
@@ -160,6 +161,17 @@ EOF
 		check_eq "$L: touched between pages (same bytes): page 2" false "$RE"
 		check_contains "$L: page 2 holds matches" '"table": "gen.' "$RT"
 	fi
+
+	# 8. the print edited and re-indexed by another process: the kept
+	# plan of the same search is not reused
+	total '{"sql_type": "BIGINU"}'
+	check_eq "$L: no BIGINU column yet" 0 "$TOT"
+	same_size_edit "$P/gen/s000/t00005/statistics.yaml" \
+	    "sql_type: BIGINT" "sql_type: BIGINU"
+	"$INDEX" --quiet --project "$T/g" --index "$T/i.sqlite"
+	total '{"sql_type": "BIGINU"}'
+	check_eq "$L: re-indexed by another process: seen" \
+	    "$(grep -c 'sql_type: BIGINU' "$P/gen/s000/t00005/statistics.yaml")" "$TOT"
 
 	srv_stop
 	check_eq "$L: the server ends cleanly" 0 "$SRV_RC"
