@@ -190,6 +190,8 @@
  * waits ~2 ms at most; DBPRINT_WATCH_STEP sets it (0 to 100000). */
 #define DBP_WATCH_STEP		512
 #define DBP_WATCH_STEP_MAX	100000
+/* The fewest files a first pass stats on DBP_LOOK_THREADS threads. */
+#define DBP_WATCH_LOOK_MIN	1024
 
 /* A print served from its repository (indexer/remote/).  Seconds one git
  * command may run before it is killed (upstream's limit); seconds between

@@ -928,15 +928,17 @@ wt_watch_dir(struct watch *w, size_t i)
 }
 
 /* Stat file f and compare it with the index, as dbp_index_refresh does:
- * 1 when the index is out of date for it. */
+ * 1 when the index is out of date for it; *blind set when it is a
+ * symlink or has several links.  Writes nothing: the first pass runs it
+ * on several threads (wt_look). */
 static int
-wt_stale(struct watch *w, struct wt_file *f)
+wt_check(const struct watch *w, const struct wt_file *f, int *blind)
 {
 	struct stat sb;
 	int present, rc;
-
 	char abs[DBP_MAX_PATH];
 
+	*blind = 0;
 	if (w->rootfd >= 0)
 		rc = fstatat(w->rootfd, f->path, &sb, AT_SYMLINK_NOFOLLOW);
 	else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", w->root,
@@ -946,13 +948,11 @@ wt_stale(struct watch *w, struct wt_file *f)
 		rc = lstat(abs, &sb);
 	if (rc == 0 && S_ISLNK(sb.st_mode)) {
 		/* a change of its target raises no event here */
-		f->blind = 1;
+		*blind = 1;
 		rc = w->rootfd >= 0 ? fstatat(w->rootfd, f->path, &sb, 0) :
 		    stat(abs, &sb);
 	} else if (rc == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1)
-		f->blind = 1;	/* written through a link elsewhere */
-	if (f->blind)
-		w->nblind++;
+		*blind = 1;	/* written through a link elsewhere */
 	present = rc == 0 && S_ISREG(sb.st_mode);
 	switch (f->row) {
 	case WT_ROW_NONE:
@@ -970,6 +970,77 @@ wt_stale(struct watch *w, struct wt_file *f)
 	}
 }
 
+/* wt_check, recording a blind file on f and w. */
+static int
+wt_stale(struct watch *w, struct wt_file *f)
+{
+	int blind, r = wt_check(w, f, &blind);
+
+	if (blind) {
+		f->blind = 1;
+		w->nblind++;
+	}
+	return r;
+}
+
+/* wt_check of every file on DBP_LOOK_THREADS threads, for a first pass
+ * that stats them all: look[i] is WT_LOOK_DONE, with WT_LOOK_STALE and
+ * WT_LOOK_BLIND as wt_check said. */
+#define WT_LOOK_DONE	0x1
+#define WT_LOOK_STALE	0x2
+#define WT_LOOK_BLIND	0x4
+
+struct wt_lookjob {
+	const struct watch	*w;
+	unsigned char		*look;
+	size_t			 from, step;
+};
+
+static void *
+wt_look_run(void *p)
+{
+	struct wt_lookjob *j = p;
+	size_t i;
+	int blind, st;
+
+	for (i = j->from; i < j->w->nfiles; i += j->step) {
+		st = wt_check(j->w, &j->w->files[i], &blind);
+		j->look[i] = (unsigned char)(WT_LOOK_DONE |
+		    (st ? WT_LOOK_STALE : 0) | (blind ? WT_LOOK_BLIND : 0));
+	}
+	return NULL;
+}
+
+/* The look array of w's files (malloc'd, the caller frees), or NULL
+ * when there are too few to share or no memory: the pass stats them one
+ * by one. */
+static unsigned char *
+wt_look(const struct watch *w)
+{
+	struct wt_lookjob job[DBP_LOOK_THREADS];
+	pthread_t th[DBP_LOOK_THREADS];
+	unsigned char *look;
+	size_t i, nth = 0;
+
+	if (w->nfiles < DBP_WATCH_LOOK_MIN ||
+	    (look = calloc(w->nfiles, 1)) == NULL)
+		return NULL;
+	for (i = 0; i < DBP_LOOK_THREADS; i++) {
+		job[i].w = w;
+		job[i].look = look;
+		job[i].from = i;
+		job[i].step = DBP_LOOK_THREADS;
+	}
+	for (i = 1; i < DBP_LOOK_THREADS; i++, nth++)
+		if (pthread_create(&th[i], NULL, wt_look_run, &job[i]) != 0)
+			break;
+	wt_look_run(&job[0]);
+	for (i = 1; i <= nth; i++)
+		pthread_join(th[i], NULL);
+	/* a thread that did not start left its files to the pass */
+	return look;
+}
+
 /* One verification pass: (re)watch dirty and unwatched directories top
  * down, then stat every file not known fresh.  The paths whose index
  * rows are out of date go to *stale (borrowed from the set).  0, or -1
@@ -981,13 +1052,19 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 	struct wt_file *f;
 	const char **sl = NULL, **ns;
 	size_t i, j, n = 0, cap = 0;
-	int blind = 0, all = w->all_dirty, rewatch, ppend;
+	int blind = 0, all = w->all_dirty, rewatch, ppend, isstale, fb;
 	int defer = wt_defer && w->first_pass;
+	unsigned char *look = NULL;
+	size_t k;
 
 	w->all_dirty = 0;
 	w->pass = 0;
 	w->nblind = 0;
 	w->npending = 0;
+	/* a deferred first pass watches nothing, so it stats every file,
+	 * and they are stat'ed first, on several threads */
+	if (defer && w->ifd >= 0 && w->rootfd >= 0)
+		look = wt_look(w);
 	for (i = 0; i < w->ndirs; i++) {
 		d = &w->dirs[i];
 		rewatch = all || d->dirty || d->state == WT_D_NONE ||
@@ -1019,17 +1096,29 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 		if (d->eff_pending)
 			w->npending++;
 		for (j = 0; j < d->nfiles; j++) {
-			f = &w->files[w->byfile[d->first + j]];
+			k = w->byfile[d->first + j];
+			f = &w->files[k];
 			if (!(rewatch || d->eff_blind || !f->verified ||
 			    f->blind))
 				continue;
 			f->blind = 0;	/* wt_stale says again */
-			if (wt_stale(w, f)) {
+			if (look != NULL && (look[k] & WT_LOOK_DONE) &&
+			    d->state == WT_D_NONE) {
+				isstale = (look[k] & WT_LOOK_STALE) != 0;
+				fb = (look[k] & WT_LOOK_BLIND) != 0;
+				if (fb) {
+					f->blind = 1;
+					w->nblind++;
+				}
+			} else
+				isstale = wt_stale(w, f);
+			if (isstale) {
 				if (n == cap) {
 					cap = cap ? cap * 2 : 16;
 					ns = realloc(sl, cap * sizeof(*ns));
 					if (ns == NULL) {
 						free(sl);
+						free(look);
 						w->all_dirty = w->pass = 1;
 						return -1;
 					}
@@ -1048,6 +1137,7 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 		w->pass = 1;
 	w->idle_at = 0;
 	w->first_pass = 0;
+	free(look);
 	*stale = sl;
 	*nstale = n;
 	return 0;

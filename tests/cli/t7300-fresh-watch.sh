@@ -17,7 +17,8 @@
 #     touched with the same bytes: the walk goes on;
 #   - a file edited and the print re-indexed by another process.
 # The first call watches nothing (the stdio server's idle steps do, after
-# it); two more runs leave the watches to steps that never come
+# it) and stats the print's 1,287 files on two threads; two more runs
+# leave the watches to steps that never come
 # (DBPRINT_WATCH_STEP=0) or come one directory at a time (=1).
 . "$(dirname "$0")/../lib.sh"
 . "$SRCDIR/tests/fuzz/serve.sh"
@@ -45,7 +46,7 @@ same_size_edit() {
 run() {		# run LABEL - the whole sequence on a fresh print
 	L=$1
 	rm -rf "$T/g" "$T/i.sqlite" "$T/i.sqlite-wal" "$T/i.sqlite-shm" "$T/srv.err"
-	"$GEN" "$T/g" 300 4 >/dev/null || { fail "$L: gen-print"; return; }
+	"$GEN" "$T/g" 1000 4 >/dev/null || { fail "$L: gen-print"; return; }
 	P=$T/g/prints/gen
 	S0=$P/gen/s000/t00000/statistics.yaml
 	S1=$P/gen/s000/t00001/statistics.yaml
@@ -60,7 +61,7 @@ run() {		# run LABEL - the whole sequence on a fresh print
 	check_eq "$L: still none on a warm call" 0 "$TOT"
 	if [ "$L" = inotify ]; then
 		# the first call watched nothing; idle steps watch every
-		# directory of the set (root, gen, s000..s002, 300 tables)
+		# directory of the set (root, gen, its schemas, 1,000 tables)
 		want=$(find "$P" -mindepth 1 -type d | wc -l)
 		want=$((want + 1))
 		n=0 tries=0
