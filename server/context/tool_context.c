@@ -83,7 +83,8 @@ tc_release(struct ctx *x)
  * json_extract would hold, parsed, at once.  *adapter is the malloc'd
  * value or NULL.  0; -1 when the scan cannot decide (a top-level key
  * holding an escape, a value past TC_ADAPTER_MAX, a read error): the
- * caller asks json_extract.
+ * caller asks json_extract, as for a mapping or list value (whose JSON
+ * json_extract gives as text).
  */
 #define TC_DOC_CHUNK	65536
 #define TC_ADAPTER_MAX	4096
@@ -146,8 +147,13 @@ tc_scan_byte(struct tc_scan *t, char ch)
 		return;
 	if (t->depth == 1 && t->want && ch != ':') {
 		/* adapter's value starts here */
+		if (ch == '{' || ch == '[') {
+			/* json_extract gives a container's JSON as text */
+			t->undecided = t->done = 1;
+			return;
+		}
 		if (ch != '"') {
-			t->done = 1;	/* not a string: no adapter */
+			t->done = 1;	/* a scalar, not a string: none */
 			return;
 		}
 		t->val = t->in_str = 1;

@@ -4,12 +4,12 @@
 # (tool_context.c, tc_adapter_scan) instead of json_extract, which holds
 # the whole document parsed (30 MB on a 100,000-table print).  For each
 # manifest below, the line must say what json_extract(doc, '$.adapter')
-# says of the indexed document, or be absent when that is not a string:
+# says of the indexed document when that is text, or be absent:
 #   - adapter near the top (as dbprint writes it);
 #   - adapter last, after the whole tables mapping, with quotes,
 #     backslashes and non-ASCII in its value;
 #   - a nested "adapter" key before the top-level one;
-#   - adapter a number, adapter null, no adapter at all;
+#   - adapter a number, adapter null, a mapping, no adapter at all;
 #   - a top-level key holding an escape (the scan gives up; json_extract
 #     answers).
 . "$(dirname "$0")/../lib.sh"
@@ -21,9 +21,9 @@ M=$P/prints/main/manifest.yaml
 case_check() {
 	"$INDEX" --quiet --project "$P" main >/dev/null 2>&1
 	ix=$P/.dbprint/index/main.sqlite
-	want=$(sqlite3 "$ix" "SELECT CASE WHEN json_type(doc, '\$.adapter') =
-	    'text' THEN 'Adapter: ' || json_extract(doc, '\$.adapter') ELSE
-	    '' END FROM files WHERE path = 'manifest.yaml'")
+	want=$(sqlite3 "$ix" "SELECT CASE WHEN typeof(json_extract(doc,
+	    '\$.adapter')) = 'text' THEN 'Adapter: ' || json_extract(doc,
+	    '\$.adapter') ELSE '' END FROM files WHERE path = 'manifest.yaml'")
 	"$SERVE" --project "$P" main --call get_table_context \
 	    '{"table": "depot.sales.orders"}' >"$T/out" 2>"$T/err"
 	got=$(grep '^Adapter: ' "$T/out" | head -1)
@@ -62,6 +62,12 @@ check_eq "a number: no adapter line" "" "$got"
 fresh
 printf 'adapter: null\n' >>"$M"
 case_check "adapter null"
+
+fresh
+printf 'adapter:\n  name: x\n' >>"$M"
+case_check "adapter a mapping"
+check_eq "a mapping: its JSON, as json_extract gives it" \
+    'Adapter: {"name":"x"}' "$got"
 
 fresh
 case_check "no adapter"
