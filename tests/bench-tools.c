@@ -4,6 +4,7 @@
  * section of `make bench`.
  *
  *	bench-tools REPEAT LABEL=TOOL=ARGS... -- SERVER [ARG...]
+ *	bench-tools --evict <PATHS
  *
  * Starts SERVER with its stdin and stdout on pipes, sends initialize and
  * notifications/initialized, then for each LABEL=TOOL=ARGS (ARGS a JSON
@@ -38,6 +39,7 @@
 #include <sys/wait.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +148,35 @@ bt_rss(pid_t pid)
 	return kb;
 }
 
+/* --evict: drop the page cache of every file named on stdin, one path a
+ * line (posix_fadvise DONTNEED; dirty pages are written first).  The
+ * files' inodes and directory entries stay cached: a cold start of our
+ * own files, not of the machine.  Exit 0, or 1 when a file could not be
+ * opened. */
+static int
+bt_evict(void)
+{
+	char path[4096];
+	size_t n;
+	int fd, r = 0;
+
+	while (fgets(path, sizeof(path), stdin) != NULL) {
+		n = strlen(path);
+		if (n > 0 && path[n - 1] == '\n')
+			path[--n] = '\0';
+		if (n == 0)
+			continue;
+		if ((fd = open(path, O_RDONLY)) == -1) {
+			r = 1;
+			continue;
+		}
+		fdatasync(fd);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+	return r;
+}
+
 static int
 bt_cmp(const void *a, const void *b)
 {
@@ -163,6 +194,8 @@ main(int argc, char **argv)
 	long len = 0;
 	pid_t pid;
 
+	if (argc >= 2 && strcmp(argv[1], "--evict") == 0)
+		return bt_evict();
 	if (argc < 4 || (n = atoi(argv[1])) <= 0) {
 		fprintf(stderr, "usage: bench-tools REPEAT LABEL=TOOL=ARGS... "
 		    "-- SERVER [ARG...]\n");
