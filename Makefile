@@ -17,7 +17,7 @@ MANDIR	?= $(PREFIX)/share/man
 DESTDIR	?=
 
 CC	?= cc
-PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash
+PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash libseccomp
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HTTP_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
@@ -94,13 +94,17 @@ $(B)/gen-print: fixtures/gen-print.c
 
 tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
 
-# The test suite runs against a sanitizer build in build/asan.
+# The test suite runs against a sanitizer build in build/asan; the
+# sandbox, which the sanitizer build widens, is checked against the
+# normal build too (tests/cli/t1600-sandbox.sh).
 check: deps
+	@$(MAKE) --no-print-directory programs $(B)/tests/test_sandbox
 	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g $(SAN)" tests-build
 	@BUILD=build/asan sh tests/run
 
+# The valgrind tree keeps only no_new_privs of the sandbox (sandbox.c).
 check-valgrind: deps
-	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g" tests-build
+	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g -DDBP_SANDBOX_VALGRIND" tests-build
 	@BUILD=build/vg VALGRIND=1 sh tests/run
 
 demo: all

@@ -162,4 +162,8 @@
  * read usually drains what a dbprint generate run queued. */
 #define DBP_WATCH_READ		(256 * (16 + 256))
 
+/* The sandbox's one log line (indexer/sandbox.c): what is on, what is
+ * off and why. */
+#define DBP_SANDBOX_LINE	256
+
 #endif /* DBPRINT_DBP_LIMITS_H */

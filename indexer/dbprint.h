@@ -281,6 +281,11 @@ void	dbp_stats_release(struct dbp_stats *st);
  * writers serialize.  *db is closed by the caller with sqlite3_close(). */
 int	dbp_index_open(const char *path, int flags, sqlite3 **db,
 	    struct dbp_diag *d);
+/* What dbp_index_open does first for a writable index: make the
+ * directories above path, and a .gitignore of "*" in a .dbprint
+ * directory.  dbprint-index calls it before its sandbox, which allows
+ * writing beneath the index's directory only.  0, or -1 with d set. */
+int	dbp_index_prepare(const char *path, struct dbp_diag *d);
 
 /* Bring the index up to date with the print at print_root: stat every
  * file; identity unchanged -> skip; identity changed but hash not ->

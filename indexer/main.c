@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compile/ix.h"
+#include "sandbox.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
@@ -25,7 +26,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
+	    "[--full] [--json] [--quiet]\n"
+	    "                     [--no-sandbox] [CONNECTION ...]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -170,7 +172,7 @@ struct m_opts {
 	const char	 *project, *index;
 	char		**names;	/* the CONNECTION words */
 	int		  nnames;
-	int		  full, json, quiet;
+	int		  full, json, quiet, no_sandbox;
 };
 
 /* Parse the command line into o; exits after --version or a usage
@@ -183,6 +185,7 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "index",	required_argument,	NULL, 'i' },
 		{ "json",	no_argument,		NULL, 'j' },
+		{ "no-sandbox",	no_argument,		NULL, 'S' },
 		{ "project",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "version",	no_argument,		NULL, 'V' },
@@ -206,6 +209,9 @@ m_options(int argc, char *argv[], struct m_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'S':
+			o->no_sandbox = 1;
 			break;
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
@@ -263,6 +269,46 @@ m_select(const struct dbp_project *proj, const struct m_opts *o, size_t *n,
 	return todo;
 }
 
+/*
+ * Confine the run (dbprint-index(1), SANDBOX): read beneath each print
+ * root, read and write beneath the directory of each index (paths[i],
+ * NULL for one that cannot be written), which dbp_index_prepare has
+ * made.  The configuration is read already.  0, or EXIT_WRITE after
+ * saying why.
+ */
+static int
+m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
+    char *const *paths, size_t n)
+{
+	struct dbp_sandbox sb;
+	char line[DBP_SANDBOX_LINE];
+	size_t i;
+	int rc = 0;
+
+	if (o->no_sandbox || dbp_sandbox_env_off()) {
+		if (!o->quiet)
+			dbp_warn("sandbox off (%s)", o->no_sandbox ?
+			    "--no-sandbox" : "DBPRINT_NO_SANDBOX");
+		return 0;
+	}
+	dbp_sandbox_init(&sb, 0);
+	for (i = 0; i < n && rc == 0; i++)
+		if (paths[i] != NULL && (dbp_sandbox_allow(&sb,
+		    todo[i]->print_root, DBP_SANDBOX_READ) == -1 ||
+		    dbp_sandbox_allow_dir_of(&sb, paths[i]) == -1))
+			rc = -1;
+	if (rc == -1) {
+		dbp_sandbox_release(&sb);
+		dbp_warn("out of memory");
+		return EXIT_WRITE;
+	}
+	dbp_sandbox_apply(&sb, line, sizeof(line));
+	dbp_sandbox_release(&sb);
+	if (!o->quiet)
+		dbp_warn("sandbox: %s", line);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -271,8 +317,8 @@ main(int argc, char *argv[])
 	struct dbp_diag d;
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
-	char *path, *txt;
-	size_t i, n;
+	char **paths = NULL, *txt;
+	size_t i, n = 0;
 	int rc = 0, r;
 
 	/* No allocation statistics: each SQLite malloc and free took a
@@ -286,6 +332,32 @@ main(int argc, char *argv[])
 	}
 	if ((todo = m_select(&proj, &o, &n, &rc)) == NULL)
 		goto out;
+	if ((paths = calloc(n + 1, sizeof(*paths))) == NULL) {
+		dbp_warn("out of memory");
+		rc = EXIT_WRITE;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		paths[i] = o.index != NULL ? strdup(o.index) :
+		    dbp_index_path(&proj, todo[i]->name);
+		if (paths[i] == NULL) {
+			dbp_warn("out of memory");
+			rc = EXIT_WRITE;
+			goto out;
+		}
+		/* Its directory, before the sandbox: an index that cannot
+		 * be made is that connection's failure only. */
+		if (dbp_index_prepare(paths[i], &d) == -1) {
+			dbp_warn("%s", d.msg);
+			free(paths[i]);
+			paths[i] = NULL;
+			rc = EXIT_WRITE;
+		}
+	}
+	if ((r = m_confine(&o, todo, paths, n)) != 0) {
+		rc = r;
+		goto out;
+	}
 	if (o.json && (out = cJSON_CreateArray()) == NULL) {
 		rc = EXIT_WRITE;
 		goto out;
@@ -293,17 +365,11 @@ main(int argc, char *argv[])
 	if (isatty(STDERR_FILENO) && !o.quiet)
 		dbp_index_progress = m_progress;
 	for (i = 0; i < n; i++) {
-		path = o.index != NULL ? strdup(o.index) :
-		    dbp_index_path(&proj, todo[i]->name);
-		if (path == NULL) {
-			dbp_warn("out of memory");
-			rc = EXIT_WRITE;
+		if (paths[i] == NULL)
 			continue;
-		}
-		r = m_index(todo[i], path, o.full, o.quiet, out);
+		r = m_index(todo[i], paths[i], o.full, o.quiet, out);
 		if (r != 0)
 			rc = r;
-		free(path);
 	}
 	if (out != NULL) {
 		txt = dbp_json_dump(cJSON_GetArraySize(out) == 1 && n == 1 ?
@@ -315,6 +381,9 @@ main(int argc, char *argv[])
 	}
 out:
 	cJSON_Delete(out);
+	for (i = 0; paths != NULL && i < n; i++)
+		free(paths[i]);
+	free(paths);
 	free(todo);
 	dbp_project_release(&proj);
 	return rc;

@@ -3,14 +3,16 @@
  *
  *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
  *       [--transport stdio|http] [--host H] [--port N] [--token-file F]
- *       [--log-level L] [--reference-dir DIR] [--call TOOL [JSON]]
+ *       [--log-level L] [--reference-dir DIR] [--no-sandbox]
+ *       [--call TOOL [JSON]]
  *
  * Startup follows research/upstream-mcp.md 1.1: the transport options are
  * checked, the project configuration is loaded ("error: <msg>", exit 1),
  * the served connections are resolved (the bare message, exit 1), each
- * served connection's index is opened and brought up to date, and then
- * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
- * runs the one --call and exits.
+ * served connection's index is opened and brought up to date, the
+ * process confines itself (main_confine), and then the server answers on
+ * stdio until EOF, SIGTERM or SIGINT (exit 0), or runs the one --call and
+ * exits.
  */
 #include <sys/stat.h>
 
@@ -23,6 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "server.h"
 
 #define MAIN_EXIT_USAGE	2
@@ -37,7 +40,7 @@ main_usage(FILE *f)
 	    "[--port N]\n"
 	    "                     [--token-file F] [--log-level L] "
 	    "[--reference-dir DIR]\n"
-	    "                     [--call TOOL [JSON]]\n");
+	    "                     [--no-sandbox] [--call TOOL [JSON]]\n");
 }
 
 static int
@@ -303,7 +306,7 @@ struct main_opts {
 	const char	*project, *index, *host, *conn, *call, *call_json;
 	const char	*port_s;
 	long		 port;
-	int		 http;
+	int		 http, no_sandbox;
 };
 
 /*
@@ -324,6 +327,7 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "reference-dir", required_argument, NULL, 'r' },
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
+		{ "no-sandbox", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -375,6 +379,9 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			break;
 		case 'T':
 			s->token_file = optarg;
+			break;
+		case 'S':
+			o->no_sandbox = 1;
 			break;
 		case 'h':
 			main_usage(stdout);
@@ -486,6 +493,56 @@ main_start(struct srv *s, const struct main_opts *o)
 	return 0;
 }
 
+/* --no-sandbox, for main_confine (a hook: it takes the srv only). */
+static int main_no_sandbox;
+
+/*
+ * The sandbox (dbprint-serve(1), SANDBOX): read beneath every served
+ * print root and the reference directories, read and write beneath the
+ * directory of every index file (SQLite makes its -wal, -shm and -journal
+ * files there), nothing else; a listener (HTTP) keeps its bound socket.
+ * One info line says what is on.  0, or -1 out of memory.
+ */
+static int
+main_confine(struct srv *s, int listener)
+{
+	struct dbp_sandbox sb;
+	char line[DBP_SANDBOX_LINE];
+	const char *env;
+	size_t i;
+	int rc = 0;
+
+	if (main_no_sandbox || dbp_sandbox_env_off()) {
+		srv_log(SRV_LOG_INFO, "sandbox off (%s)", main_no_sandbox ?
+		    "--no-sandbox" : "DBPRINT_NO_SANDBOX");
+		return 0;
+	}
+	dbp_sandbox_init(&sb, listener ? DBP_SANDBOX_LISTENER : 0);
+	for (i = 0; i < s->nserved && rc == 0; i++) {
+		rc = dbp_sandbox_allow(&sb, s->served[i].conf->print_root,
+		    DBP_SANDBOX_READ);
+		if (rc == 0 && s->served[i].index_path != NULL)
+			rc = dbp_sandbox_allow_dir_of(&sb,
+			    s->served[i].index_path);
+	}
+	/* get_reference reads these at the call (reference.c). */
+	if (rc == 0 && s->reference_dir != NULL)
+		rc = dbp_sandbox_allow(&sb, s->reference_dir,
+		    DBP_SANDBOX_READ);
+	if (rc == 0 && (env = getenv("DBPRINT_REFERENCE_DIR")) != NULL &&
+	    *env != '\0')
+		rc = dbp_sandbox_allow(&sb, env, DBP_SANDBOX_READ);
+	if (rc != 0) {
+		dbp_sandbox_release(&sb);
+		fprintf(stderr, "dbprint-serve: out of memory\n");
+		return -1;
+	}
+	dbp_sandbox_apply(&sb, line, sizeof(line));
+	dbp_sandbox_release(&sb);
+	srv_log(SRV_LOG_INFO, "sandbox: %s", line);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -506,6 +563,17 @@ main(int argc, char **argv)
 	if (main_start(&s, &o) != 0) {
 		main_release(&s);
 		return 1;
+	}
+	/* The sandbox comes after this point: the git refresher (issue 15)
+	 * starts before it, outside the sandbox.  HTTP confines itself in
+	 * http_serve once its socket is bound; stdio and --call here. */
+	main_no_sandbox = o.no_sandbox;
+	s.confine = main_confine;
+	if (!o.http || o.call != NULL) {
+		if (main_confine(&s, 0) != 0) {
+			main_release(&s);
+			return 1;
+		}
 	}
 	if (o.call != NULL)
 		rc = main_call(&s, o.call, o.call_json);

@@ -64,6 +64,11 @@ struct srv {
 	struct srv_conn		*deflt;		/* NULL: no default connection */
 	const char		*reference_dir;	/* --reference-dir, or NULL */
 	const char		*token_file;	/* --token-file (HTTP), or NULL */
+	/* Confine the process (main.c; the sandbox of dbprint-serve(1)):
+	 * called once everything the server opens at start is open, by
+	 * http_serve once its socket is bound and before its daemon's
+	 * threads start (listener 1).  0, or -1 to stop. */
+	int			(*confine)(struct srv *s, int listener);
 };
 
 /* The served connection named name, or NULL. */

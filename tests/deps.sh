@@ -3,7 +3,7 @@
 # As root it installs what is missing with apt-get; otherwise it prints the
 # exact command to run and fails.
 PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev libxxhash-dev
-libcmocka-dev libmicrohttpd-dev sqlite3 valgrind jq curl"
+libcmocka-dev libmicrohttpd-dev libseccomp-dev sqlite3 valgrind jq curl"
 # Extra packages a target needs beyond the build (make fuzz: clang).
 PKGS="$PKGS $*"
 missing=""

@@ -319,6 +319,16 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 }
 
 int
+dbp_index_prepare(const char *path, struct dbp_diag *d)
+{
+	if (ox_mkdirs(path) == -1)
+		return dbp_fail(d, "cannot create the directory of %s: %s",
+		    path, strerror(errno));
+	ox_gitignore(path);
+	return 0;
+}
+
+int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
 	struct stat sb;
@@ -335,10 +345,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 			    "first", path);
 		oflags = SQLITE_OPEN_READONLY;
 	} else {
-		if (ox_mkdirs(path) == -1)
-			return dbp_fail(d, "cannot create the directory of %s: "
-			    "%s", path, strerror(errno));
-		ox_gitignore(path);
+		if (dbp_index_prepare(path, d) == -1)
+			return -1;
 		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 		fresh = stat(path, &sb) == -1 ? errno == ENOENT :
 		    S_ISREG(sb.st_mode) && sb.st_size == 0;

@@ -1437,6 +1437,12 @@ http_serve(struct srv *s, const char *host, int port)
 		close(fd);
 		goto out;
 	}
+	/* The sandbox, now that the socket is bound and the token read,
+	 * and before the daemon starts its threads (which inherit it). */
+	if (s->confine != NULL && s->confine(s, 1) != 0) {
+		close(fd);
+		goto out;
+	}
 	daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
 	    MHD_USE_ERROR_LOG | (strcmp(host, "::1") == 0 ? MHD_USE_IPv6 : 0),
