@@ -94,11 +94,8 @@ $(B)/gen-print: fixtures/gen-print.c
 
 tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
 
-# The test suite runs against a sanitizer build in build/asan; the
-# sandbox, which the sanitizer build widens, is checked against the
-# normal build too (tests/cli/t1600-sandbox.sh).
+# The test suite runs against a sanitizer build in build/asan.
 check: deps
-	@$(MAKE) --no-print-directory programs $(B)/tests/test_sandbox
 	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g $(SAN)" tests-build
 	@BUILD=build/asan sh tests/run
 

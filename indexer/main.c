@@ -26,8 +26,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet]\n"
-	    "                     [--no-sandbox] [CONNECTION ...]\n");
+	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -285,12 +284,9 @@ m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
 	size_t i;
 	int rc = 0;
 
-	if (o->no_sandbox || dbp_sandbox_env_off()) {
-		if (!o->quiet)
-			dbp_warn("sandbox off (%s)", o->no_sandbox ?
-			    "--no-sandbox" : "DBPRINT_NO_SANDBOX");
+	/* Opt-in for now (sandbox.h, dbp_sandbox_env_on). */
+	if (o->no_sandbox || !dbp_sandbox_env_on())
 		return 0;
-	}
 	dbp_sandbox_init(&sb, 0);
 	for (i = 0; i < n && rc == 0; i++)
 		if (paths[i] != NULL && (dbp_sandbox_allow(&sb,

@@ -80,5 +80,10 @@ int	dbp_sandbox_apply(const struct dbp_sandbox *sb, char *line,
 
 /* 1 when DBPRINT_NO_SANDBOX is set to anything but "" or "0". */
 int	dbp_sandbox_env_off(void);
+/* For now the sandbox is opt-in: 1 when DBPRINT_SANDBOX is set (as
+ * above) and DBPRINT_NO_SANDBOX is not.  Until the test suite passes
+ * under it (not yet verified over the whole suite), both
+ * programs apply it only then. */
+int	dbp_sandbox_env_on(void);
 
 #endif /* DBPRINT_SANDBOX_H */
