@@ -39,6 +39,11 @@
  * a client receives. */
 #define DBP_PAGE_CHARS		20000
 
+/* A resource page's text, in escaped characters: spec 3.4 measures the
+ * text serialized as a JSON string, and that string's two quotes count
+ * (a file of 19,999 escaped characters is 20,001 as a string: 2 pages). */
+#define DBP_PAGE_TEXT_CHARS	(DBP_PAGE_CHARS - 2)
+
 /* Most parts one unit of a list reply (an item, or a head key) is cut
  * into: a cursor spells its position as unit * DBP_PAGE_MAX_PARTS + part
  * in ten digits, so a list holds up to ten million items and an item up
@@ -48,6 +53,15 @@
 /* Longest JSON-RPC line read from stdin (a frame).  Requests are small;
  * 4 MiB is generous and bounds memory per frame. */
 #define DBP_MAX_FRAME		(4L * 1024 * 1024)
+
+/* Longest number a JSON-RPC id may be spelled with: a numeric id is
+ * echoed in its own spelling (rpc.c), and request ids are counters. */
+#define DBP_MAX_ID_NUMBER	64
+
+/* Most bytes of stdin read after SIGTERM/SIGINT: the frames already in
+ * the pipe when the signal came are answered (spec 7.3), and a pipe
+ * holds at most 1 MiB unless raised (/proc/sys/fs/pipe-max-size). */
+#define DBP_STDIO_DRAIN		(1L * 1024 * 1024)
 
 /* Most connections one .dbprint.yaml may declare. */
 #define DBP_MAX_CONNECTIONS	256

@@ -106,6 +106,52 @@ int	dbp_read_file(const char *path, size_t max, char **out, size_t *len,
 void	dbp_hash_hex(const void *p, size_t n, char out[33]);
 
 /* ------------------------------------------------------------------ */
+/* Normalizations the indexer stores and the server must match
+ * (compile/ixutil.c)                                                   */
+
+/* Python's " ".join(s.split()): whitespace runs collapsed to one space,
+ * ends trimmed.  malloc'd, caller frees; NULL on OOM. */
+char	*dbp_collapse(const char *s);
+
+/* Strip ASCII spaces (U+0020 only) from both ends, then lower-case as
+ * Python's str.lower() does (ASCII, Latin-1 and the other simple
+ * one-to-one mappings; U+0130 becomes "i" + U+0307).  malloc'd, caller
+ * frees; NULL on OOM.  Invalid UTF-8 bytes are kept as they are. */
+char	*dbp_fold(const char *s);
+/* The same into out, which has room for 2 * strlen(s) + 1 bytes; returns
+ * out. */
+char	*dbp_fold_to(const char *s, char *out);
+
+/* ------------------------------------------------------------------ */
+/* Arena (util.c)                                                       */
+
+/*
+ * An arena: many small allocations freed at once.  A parsed print file's
+ * tree lives in one (dbp_ydoc_parse_arena), so freeing it is a few free()
+ * calls instead of a walk over every node, and building it a pointer bump
+ * per node.  Chunks double from DBP_ARENA_FIRST to DBP_ARENA_LAST bytes (a
+ * larger request gets a chunk of its own).  A zeroed struct is an empty
+ * arena; dbp_arena_free releases every chunk and leaves it empty.
+ */
+#define DBP_ARENA_ALIGN	16
+#define DBP_ARENA_FIRST	(4 * 1024)
+#define DBP_ARENA_LAST	(256 * 1024)
+
+struct dbp_arena {
+	struct dbp_chunk	*chunks;	/* newest first */
+	char		*p, *end;	/* free space of the newest */
+	size_t		 next_size;
+};
+
+/* n bytes aligned to DBP_ARENA_ALIGN, owned by the arena; NULL on OOM. */
+void	*dbp_arena_alloc(struct dbp_arena *a, size_t n);
+/* The same, zeroed. */
+void	*dbp_arena_zalloc(struct dbp_arena *a, size_t n);
+/* A copy of s in the arena; NULL on OOM. */
+char	*dbp_arena_strdup(struct dbp_arena *a, const char *s);
+void	 dbp_arena_free(struct dbp_arena *a);
+
+/* ------------------------------------------------------------------ */
 /* YAML documents (ydoc.c)                                              */
 /*
  * A YAML file is loaded as PyYAML's safe_load would load it, into a cJSON
@@ -153,6 +199,31 @@ const char *dbp_num_text(const cJSON *n);
  * "1e-05", "1e+16", "inf", "-inf", "nan".  Returns out. */
 #define DBP_FLOAT_REPR_MAX	32
 char	*dbp_float_repr(double x, char out[DBP_FLOAT_REPR_MAX]);
+/* The same, its digits read from text (the spelling x was parsed from)
+ * when they are already the shortest; text may be NULL. */
+char	*dbp_float_repr_text(double x, char out[DBP_FLOAT_REPR_MAX],
+	    const char *text);
+/* The same, its digits found by bisection alone (for the tests). */
+char	*dbp_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX]);
+
+/* ------------------------------------------------------------------ */
+/* YAML loading internals (ydoc.c): the indexer's arena
+ * loader, and the exact path alone for the differential tests          */
+
+/* dbp_ydoc_parse by its exact two-pass path alone (compose a node graph,
+ * then construct), never the one-pass path it tries first.  Same
+ * contract as dbp_ydoc_parse. */
+cJSON	*dbp_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d);
+/*
+ * dbp_ydoc_parse with the tree's nodes and strings in arena a (empty on
+ * entry) when the one-pass path reads the document; when the exact path
+ * has to, the tree is malloc'd as dbp_ydoc_parse's and a stays empty.  So:
+ * a tree with a->chunks set is freed by dbp_arena_free(a) alone and must
+ * never reach cJSON_Delete or a cJSON call that frees or reallocates a
+ * member (detach instead); one without is freed by cJSON_Delete.
+ */
+cJSON	*dbp_ydoc_parse_arena(const char *buf, size_t len, struct dbp_arena *a,
+	    struct dbp_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* JSON text (json.c)                                                   */

@@ -4,7 +4,8 @@
  *
  * Exit status: 0 when every index was written (per-file errors included),
  * 1 for a usage or configuration error, 2 when an index could not be
- * written.
+ * written, 3 with --strict when every index was written and a print file
+ * had an error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,16 +19,18 @@
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
+#define EXIT_STRICT	3	/* --strict: a print file had an error */
 
 static struct timespec	 m_start;
 static int		 m_bar_shown;
 
+/* The usage line on f; exits with status. */
 static void
-usage(void)
+usage(FILE *f, int status)
 {
-	fprintf(stderr, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet] [CONNECTION ...]\n");
-	exit(EXIT_USAGE);
+	fprintf(f, "usage: dbprint-index [--project LOC] [--index PATH] "
+	    "[--full] [--json] [--quiet] [--strict] [CONNECTION ...]\n");
+	exit(status);
 }
 
 static long
@@ -124,10 +127,11 @@ m_json(const char *conn, const char *index, const struct dbp_stats *st)
 	return o;
 }
 
-/* Index one connection; 0, or EXIT_WRITE. */
+/* Index one connection; 0, EXIT_WRITE, or with strict EXIT_STRICT when a
+ * print file had an error. */
 static int
 m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
-    cJSON *out)
+    int strict, cJSON *out)
 {
 	struct dbp_stats st;
 	struct dbp_diag d;
@@ -162,8 +166,9 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 	}
 	if (out != NULL)
 		cJSON_AddItemToArray(out, m_json(c->name, path, &st));
+	rc = strict && st.nerrors > 0 ? EXIT_STRICT : 0;
 	dbp_stats_release(&st);
-	return 0;
+	return rc;
 }
 
 /* What the command line asked for (m_options). */
@@ -171,7 +176,7 @@ struct m_opts {
 	const char	 *project, *index;
 	char		**names;	/* the CONNECTION words */
 	int		  nnames;
-	int		  full, json, quiet, no_sandbox;
+	int		  full, json, quiet, strict, no_sandbox;
 };
 
 /* Parse the command line into o; exits after --version or a usage
@@ -187,12 +192,13 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		{ "no-sandbox",	no_argument,		NULL, 'S' },
 		{ "project",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "strict",	no_argument,		NULL, 's' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "fhi:jp:qV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "fhi:jp:qsV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			o->full = 1;
@@ -212,11 +218,17 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		case 'S':
 			o->no_sandbox = 1;
 			break;
+		case 's':
+			o->strict = 1;
+			break;
 		case 'V':
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
 		default:
-			usage();
+			usage(stderr, EXIT_USAGE);
 		}
 	}
 	o->names = argv + optind;
@@ -363,9 +375,9 @@ main(int argc, char *argv[])
 	for (i = 0; i < n; i++) {
 		if (paths[i] == NULL)
 			continue;
-		r = m_index(todo[i], paths[i], o.full, o.quiet, out);
-		if (r != 0)
-			rc = r;
+		r = m_index(todo[i], paths[i], o.full, o.quiet, o.strict, out);
+		if (r != 0 && rc != EXIT_WRITE)
+			rc = r;	/* a write failure outranks --strict */
 	}
 	if (out != NULL) {
 		txt = dbp_json_dump(cJSON_GetArraySize(out) == 1 && n == 1 ?

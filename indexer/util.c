@@ -280,3 +280,84 @@ dbp_hash_hex(const void *p, size_t n, char out[33])
 	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64,
 	    (unsigned long long)h.low64);
 }
+
+/* ------------------------------------------------------------------ */
+/* Arena                                                                */
+
+struct dbp_chunk {
+	struct dbp_chunk	*next;
+};
+
+/* The header rounded to the arena's alignment. */
+#define DBP_CHUNK_HDR	((sizeof(struct dbp_chunk) + DBP_ARENA_ALIGN - 1) & \
+			    ~(size_t)(DBP_ARENA_ALIGN - 1))
+
+void *
+dbp_arena_alloc(struct dbp_arena *a, size_t n)
+{
+	struct dbp_chunk *c;
+	size_t want, size;
+	char *p;
+
+	if (n == 0)
+		n = 1;
+	if (n > SIZE_MAX - DBP_ARENA_ALIGN)
+		return NULL;
+	n = (n + DBP_ARENA_ALIGN - 1) & ~(size_t)(DBP_ARENA_ALIGN - 1);
+	if (a->p == NULL || (size_t)(a->end - a->p) < n) {
+		/* A new chunk, twice the last, at least n. */
+		size = a->next_size == 0 ? DBP_ARENA_FIRST : a->next_size;
+		if (n > size)
+			size = n;
+		if (size > SIZE_MAX - DBP_CHUNK_HDR)
+			return NULL;
+		want = DBP_CHUNK_HDR + size;
+		if ((c = malloc(want)) == NULL)
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+		a->p = (char *)c + DBP_CHUNK_HDR;
+		a->end = a->p + size;
+		if (a->next_size < DBP_ARENA_LAST)
+			a->next_size = size * 2 < DBP_ARENA_LAST ?
+			    size * 2 : DBP_ARENA_LAST;
+	}
+	p = a->p;
+	a->p += n;
+	return p;
+}
+
+void *
+dbp_arena_zalloc(struct dbp_arena *a, size_t n)
+{
+	void *p = dbp_arena_alloc(a, n);
+
+	if (p != NULL)
+		memset(p, 0, n);
+	return p;
+}
+
+char *
+dbp_arena_strdup(struct dbp_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = dbp_arena_alloc(a, n);
+
+	if (p != NULL)
+		memcpy(p, s, n);
+	return p;
+}
+
+void
+dbp_arena_free(struct dbp_arena *a)
+{
+	struct dbp_chunk *c, *next;
+
+	if (a == NULL)
+		return;
+	for (c = a->chunks; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	memset(a, 0, sizeof(*a));
+}

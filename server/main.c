@@ -41,7 +41,7 @@ main_usage(FILE *f)
 	    "[--port N]\n"
 	    "                     [--token-file F] [--log-level L] "
 	    "[--reference-dir DIR]\n"
-	    "                     [--call TOOL [JSON]]\n");
+	    "                     [--call TOOL [JSON]] [--read-only]\n");
 }
 
 static int
@@ -308,7 +308,49 @@ struct main_opts {
 	const char	*port_s;
 	long		 port;
 	int		 http, no_sandbox;
+	int		 read_only;	/* 0 after a last --no-read-only */
 };
+
+/*
+ * The words after the options (CONNECTION, and with --call the JSON
+ * arguments) and the --port number.  0, or 1 + MAIN_EXIT_USAGE after
+ * printing why.
+ */
+static int
+main_operands(int argc, char **argv, struct main_opts *o)
+{
+	char *end;
+
+	/* CONNECTION, and with --call the JSON arguments (the
+	 * word that opens with '{', else the second word). */
+	for (; optind < argc; optind++) {
+		if (o->call != NULL && o->call_json == NULL &&
+		    (argv[optind][0] == '{' || o->conn != NULL)) {
+			o->call_json = argv[optind];
+			continue;
+		}
+		if (o->conn != NULL) {
+			fprintf(stderr, "dbprint-serve: unexpected argument "
+			    "'%s'\n", argv[optind]);
+			main_usage(stderr);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+		o->conn = argv[optind];
+	}
+	if (o->port_s != NULL) {
+		errno = 0;
+		o->port = strtol(o->port_s, &end, 10);
+		/* 0 asks the system for a free port (HTTP prints it). */
+		if (errno != 0 || *end != '\0' || end == o->port_s ||
+		    o->port < 0 || o->port > MAIN_PORT_MAX) {
+			fprintf(stderr, "dbprint-serve: --port must be a "
+			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
+			    o->port_s);
+			return 1 + MAIN_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
 
 /*
  * Parse the command line into o and s (reference and token files, the
@@ -329,14 +371,15 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "no-sandbox", no_argument, NULL, 'S' },
+		{ "read-only", no_argument, NULL, 'R' },
+		{ "no-read-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
 	int ch, lvl;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P':
 			o->project = optarg;
@@ -384,6 +427,12 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		case 'S':
 			o->no_sandbox = 1;
 			break;
+		case 'R':
+			o->read_only = 1;
+			break;
+		case 'W':
+			o->read_only = 0;
+			break;
 		case 'h':
 			main_usage(stdout);
 			return 1;
@@ -395,35 +444,7 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			return 1 + MAIN_EXIT_USAGE;
 		}
 	}
-	/* What is left: CONNECTION, and with --call the JSON arguments (the
-	 * word that opens with '{', else the second word). */
-	for (; optind < argc; optind++) {
-		if (o->call != NULL && o->call_json == NULL &&
-		    (argv[optind][0] == '{' || o->conn != NULL)) {
-			o->call_json = argv[optind];
-			continue;
-		}
-		if (o->conn != NULL) {
-			fprintf(stderr, "dbprint-serve: unexpected argument "
-			    "'%s'\n", argv[optind]);
-			main_usage(stderr);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-		o->conn = argv[optind];
-	}
-	if (o->port_s != NULL) {
-		errno = 0;
-		o->port = strtol(o->port_s, &end, 10);
-		/* 0 asks the system for a free port (HTTP prints it). */
-		if (errno != 0 || *end != '\0' || end == o->port_s ||
-		    o->port < 0 || o->port > MAIN_PORT_MAX) {
-			fprintf(stderr, "dbprint-serve: --port must be a "
-			    "number from 0 to %d, got '%s'\n", MAIN_PORT_MAX,
-			    o->port_s);
-			return 1 + MAIN_EXIT_USAGE;
-		}
-	}
-	return 0;
+	return main_operands(argc, argv, o);
 }
 
 /* The transport's own checks (upstream-mcp.md 1.1 step 3): 0, or -1
@@ -557,8 +578,14 @@ main(int argc, char **argv)
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	o.read_only = 1;
 	if ((rc = main_options(argc, argv, &o, &s)) != 0)
 		return rc - 1;
+	/* upstream-mcp.md 1.1 step 1: the server only ever reads. */
+	if (!o.read_only) {
+		fprintf(stderr, "Only --read-only is supported.\n");
+		return 1;
+	}
 	if (main_check_transport(&o) != 0)
 		return 1;
 	if (main_start(&s, &o) != 0) {

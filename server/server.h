@@ -333,8 +333,20 @@ struct rpc_session {
 void	rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
 	    size_t len, char **reply);
 
+/* Parse one JSON-RPC message text as both transports read it: UTF-8,
+ * no raw control byte but tab, LF and CR, one JSON value and nothing
+ * after it but whitespace; numbers spelled (args_spell_numbers), and a
+ * numeric "id" of an object turned into a raw node of its own spelling,
+ * so replies echo it as sent.  The tree (caller frees), or NULL with
+ * *code (-32700, or -32600 for an id that cannot be echoed) and the
+ * message in why[0..whylen), at least RPC_WHY_MAX bytes. */
+#define RPC_WHY_MAX	256
+cJSON	*rpc_parse(const char *msg, size_t len, int *code, char *why,
+	    size_t whylen);
+
 /* Serve newline-delimited JSON-RPC on the in/out descriptors until EOF,
- * SIGTERM or SIGINT; 0 on a clean end, -1 when out failed. */
+ * SIGTERM or SIGINT (after answering the frames already readable on in);
+ * 0 on a clean end, -1 when out failed. */
 int	rpc_serve_stdio(struct srv *s, int in, int out);
 
 /* Install the SIGTERM/SIGINT handlers (no SA_RESTART) that make a blocked
@@ -385,6 +397,11 @@ int	args_check(size_t tool, cJSON *args, char **detail);
  * floats as repr), so dbp_pyrepr and dbp_num_text print what Python
  * would. */
 void	args_spell_numbers(cJSON *root, const char *text, size_t len);
+/* The number token of node, one of the number nodes of root (parsed from
+ * exactly text[0..len)), as the text spells it: 0 with *tok (into text)
+ * and *n set, or -1 when node is not found. */
+int	args_number_token(const cJSON *root, const cJSON *node,
+	    const char *text, size_t len, const char **tok, size_t *n);
 
 /* ------------------------------------------------------------------ */
 /* Parsed documents from the index (jdoc.c)                             */

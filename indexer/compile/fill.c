@@ -382,7 +382,7 @@ f_notes_load(struct ix_writer *w, const char *fqn, const char *name,
 		val = f_get(it, "value");
 		if ((text = f_pystr(val)) == NULL)
 			return -1;
-		if ((coll = ix_collapse(note)) == NULL) {
+		if ((coll = dbp_collapse(note)) == NULL) {
 			free(text);
 			return -1;
 		}
@@ -602,7 +602,7 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 					return dbp_fail(w->d, "out of memory");
 				}
 			}
-			ix_fold_to(text, w->fold);
+			dbp_fold_to(text, w->fold);
 			b_text(s, 5, w->fold);
 		} else
 			sqlite3_bind_null(s, 5);

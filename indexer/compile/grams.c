@@ -382,23 +382,134 @@ gr_in(const int64_t *s, size_t n, int64_t id)
 	return n > 0 && bsearch(&id, s, n, sizeof(*s), gr_id_cmp) != NULL;
 }
 
+/*
+ * The offsets of the needle's trigrams to look up: 0, 3, 6, ... and the
+ * last three characters, which cover every character, so what they find
+ * is exact.  A needle too long for that many lists is covered at its
+ * start only; *exact is then 0 and what it finds a superset.  The count.
+ */
+static size_t
+gr_positions(size_t n, size_t at[DBP_GRAMS_MAX_LISTS], int *exact)
+{
+	size_t j, nl = 0;
+
+	for (j = 0; j + 3 <= n && nl < DBP_GRAMS_MAX_LISTS; j += 3)
+		at[nl++] = j;
+	if (at[nl - 1] != n - 3) {
+		if (nl < DBP_GRAMS_MAX_LISTS)
+			at[nl++] = n - 3;
+		else
+			*exact = 0;
+	}
+	return nl;
+}
+
+/*
+ * The ids of column_grams_stale, in order, into *stale (malloc'd, caller
+ * frees) and *nstale.  0, or -1 with d set.
+ */
+static int
+gr_stale(sqlite3 *db, int64_t **stale, size_t *nstale, struct dbp_diag *d)
+{
+	static const char sql_stale[] = "SELECT id FROM column_grams_stale "
+	    "ORDER BY id";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int64_t *np;
+	int rc;
+
+	*stale = NULL;
+	*nstale = 0;
+	if (sqlite3_prepare_v2(db, sql_stale, -1, &st, NULL) != SQLITE_OK)
+		return dbp_fail(d, "index read failed: %s",
+		    sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*nstale == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((np = realloc(*stale, cap * sizeof(*np))) ==
+			    NULL) {
+				sqlite3_finalize(st);
+				return dbp_fail(d, "out of memory");
+			}
+			*stale = np;
+		}
+		(*stale)[(*nstale)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		dbp_fail(d, "index read failed: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * Merge the nl posting lists: advance every list to the highest current
+ * id until all agree, then test the offsets; each id whose trigrams sit
+ * as in the needle and that is not stale is appended to *out (malloc'd,
+ * caller frees), *nids of them.  0, or -1 on OOM.
+ */
+static int
+gr_merge(struct gr_cur *cur, const size_t *at, size_t nl,
+    const int64_t *stale, size_t nstale, int64_t **out, size_t *nids)
+{
+	size_t j, cap = 0;
+	int64_t *np, hi;
+	int done;
+
+	for (j = 0; j < nl; j++)
+		if (!gr_next(&cur[j]))
+			return 0;
+	for (;;) {
+		hi = cur[0].id;
+		for (j = 1; j < nl; j++)
+			if (cur[j].id > hi)
+				hi = cur[j].id;
+		done = 0;
+		for (j = 0; j < nl && !done; j++)
+			while (cur[j].id < hi)
+				if (!gr_next(&cur[j])) {
+					done = 1;
+					break;
+				}
+		if (done)
+			break;
+		for (j = 0; j < nl && cur[j].id == hi; j++)
+			;
+		if (j < nl)
+			continue;	/* one went past hi: a new hi */
+		if (gr_phrase(cur, at, nl) && !gr_in(stale, nstale, hi)) {
+			if (*nids == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((np = realloc(*out, cap * sizeof(*np))) ==
+				    NULL)
+					return -1;
+				*out = np;
+			}
+			(*out)[(*nids)++] = hi;
+		}
+		if (!gr_next(&cur[0]))
+			break;
+	}
+	return 0;
+}
+
 int
 dbp_grams_find(sqlite3 *db, const char *needle, int64_t **ids, size_t *nids,
     int *exact, struct dbp_diag *d)
 {
 	static const char sql_list[] = "SELECT postings FROM column_grams "
 	    "WHERE gram = ?1";
-	static const char sql_stale[] = "SELECT id FROM column_grams_stale "
-	    "ORDER BY id";
 	struct gr_cur cur[DBP_GRAMS_MAX_LISTS];
 	unsigned char *copy[DBP_GRAMS_MAX_LISTS];
-	size_t at[DBP_GRAMS_MAX_LISTS], n = strlen(needle), nl = 0, j;
-	size_t nstale = 0, cap = 0, capstale = 0;
-	int64_t *out = NULL, *stale = NULL, *np, hi;
+	size_t at[DBP_GRAMS_MAX_LISTS], n = strlen(needle), nl, j;
+	size_t nstale = 0;
+	int64_t *out = NULL, *stale = NULL;
 	sqlite3_stmt *st = NULL;
 	char t[3];
 	const void *blob;
-	int len, rc, r = -1, done;
+	int len, rc, r = -1;
 
 	*ids = NULL;
 	*nids = 0;
@@ -411,19 +522,7 @@ dbp_grams_find(sqlite3 *db, const char *needle, int64_t **ids, size_t *nids,
 		if (!GR_OK((unsigned char)needle[j]))
 			return dbp_fail(d, "a text index needle is ASCII "
 			    "without newlines");
-	/*
-	 * The trigrams at 0, 3, 6, ... and the last three characters cover
-	 * every character: exact.  A needle too long for that many lists is
-	 * covered at its start only; what it finds is then a superset.
-	 */
-	for (j = 0; j + 3 <= n && nl < DBP_GRAMS_MAX_LISTS; j += 3)
-		at[nl++] = j;
-	if (at[nl - 1] != n - 3) {
-		if (nl < DBP_GRAMS_MAX_LISTS)
-			at[nl++] = n - 3;
-		else
-			*exact = 0;
-	}
+	nl = gr_positions(n, at, exact);
 	if (sqlite3_prepare_v2(db, sql_list, -1, &st, NULL) != SQLITE_OK)
 		goto dberr;
 	for (j = 0; j < nl; j++) {
@@ -448,58 +547,10 @@ dbp_grams_find(sqlite3 *db, const char *needle, int64_t **ids, size_t *nids,
 		cur[j].p = copy[j];
 		cur[j].end = copy[j] + len;
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, sql_stale, -1, &st, NULL) != SQLITE_OK)
-		goto dberr;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nstale == capstale) {
-			capstale = capstale ? capstale * 2 : 64;
-			if ((np = realloc(stale, capstale * sizeof(*np))) ==
-			    NULL)
-				goto oom;
-			stale = np;
-		}
-		stale[nstale++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE)
-		goto dberr;
-	/* Merge: advance every list to the highest current id until all
-	 * agree, then test the offsets. */
-	for (j = 0; j < nl; j++)
-		if (!gr_next(&cur[j]))
-			goto merged;
-	for (;;) {
-		hi = cur[0].id;
-		for (j = 1; j < nl; j++)
-			if (cur[j].id > hi)
-				hi = cur[j].id;
-		done = 0;
-		for (j = 0; j < nl && !done; j++)
-			while (cur[j].id < hi)
-				if (!gr_next(&cur[j])) {
-					done = 1;
-					break;
-				}
-		if (done)
-			break;
-		for (j = 0; j < nl && cur[j].id == hi; j++)
-			;
-		if (j < nl)
-			continue;	/* one went past hi: a new hi */
-		if (gr_phrase(cur, at, nl) && !gr_in(stale, nstale, hi)) {
-			if (*nids == cap) {
-				cap = cap ? cap * 2 : 256;
-				if ((np = realloc(out, cap * sizeof(*np))) ==
-				    NULL)
-					goto oom;
-				out = np;
-			}
-			out[(*nids)++] = hi;
-		}
-		if (!gr_next(&cur[0]))
-			break;
-	}
-merged:
+	if (gr_stale(db, &stale, &nstale, d) == -1)
+		goto out;
+	if (gr_merge(cur, at, nl, stale, nstale, &out, nids) == -1)
+		goto oom;
 	for (j = 0; j < nl; j++)
 		if (cur[j].bad) {
 			dbp_fail(d, "the text index is damaged: rebuild it "

@@ -78,7 +78,7 @@ struct ox_file {
 	char		*buf;
 	size_t		 len;
 	cJSON		*doc;		/* parsed, when status is ok */
-	struct ix_arena	 arena;		/* doc's nodes, when the one-pass
+	struct dbp_arena	 arena;		/* doc's nodes, when the one-pass
 					 * parser read it (ox_doc_free) */
 	char		*docjson;
 	const char	*status;
@@ -507,7 +507,7 @@ static void
 ox_doc_free(struct ox_file *f)
 {
 	if (f->arena.chunks != NULL)
-		ix_arena_free(&f->arena);
+		dbp_arena_free(&f->arena);
 	else
 		cJSON_Delete(f->doc);
 	f->doc = NULL;
@@ -873,7 +873,7 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	f->status = "ok";
 	if (!ix_kinds[f->kind].yaml)
 		return;
-	f->doc = ix_ydoc_parse_arena(f->buf, f->len, &f->arena, &d);
+	f->doc = dbp_ydoc_parse_arena(f->buf, f->len, &f->arena, &d);
 	if (f->doc == NULL) {
 		f->status = "parse_error";
 		f->error = ox_msg("%s: YAML parse error: %s", abs, d.msg);

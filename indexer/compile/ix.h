@@ -31,18 +31,6 @@ const char	*ix_str(const cJSON *o, const char *key);
 /* Python truthiness of a parsed value (bool(x)). */
 int	 ix_truthy(const cJSON *v);
 
-/* Python's " ".join(s.split()): whitespace runs collapsed to one space,
- * ends trimmed.  malloc'd, caller frees; NULL on OOM. */
-char	*ix_collapse(const char *s);
-
-/* Strip ASCII spaces (U+0020 only) from both ends, then lower-case as
- * Python's str.lower() does (ASCII, Latin-1 and the other simple
- * one-to-one mappings; U+0130 becomes "i" + U+0307).  malloc'd, caller
- * frees; NULL on OOM.  Invalid UTF-8 bytes are kept as they are. */
-char	*ix_fold(const char *s);
-/* The same into out, which has room for 2 * strlen(s) + 1 bytes; returns
- * out. */
-char	*ix_fold_to(const char *s, char *out);
 
 /* Normalise a relative '/'-separated path lexically: drop "." and empty
  * steps, resolve "..".  Returns a malloc'd path (caller frees), "" for the
@@ -78,55 +66,9 @@ int	 ix_map_reserve(struct ix_map *m, size_t n);
 /* Free keys and tables (not the values). */
 void	 ix_map_free(struct ix_map *m);
 
-/*
- * An arena: many small allocations freed at once.  A parsed print file's
- * tree lives in one (ix_ydoc_parse_arena), so freeing it is a few free()
- * calls instead of a walk over every node, and building it a pointer bump
- * per node.  Chunks double from IX_ARENA_FIRST to IX_ARENA_LAST bytes (a
- * larger request gets a chunk of its own).  A zeroed struct is an empty
- * arena; ix_arena_free releases every chunk and leaves it empty.
- */
-#define IX_ARENA_ALIGN	16
-#define IX_ARENA_FIRST	(4 * 1024)
-#define IX_ARENA_LAST	(256 * 1024)
-
-struct ix_arena {
-	struct ix_chunk	*chunks;	/* newest first */
-	char		*p, *end;	/* free space of the newest */
-	size_t		 next_size;
-};
-
-/* n bytes aligned to IX_ARENA_ALIGN, owned by the arena; NULL on OOM. */
-void	*ix_arena_alloc(struct ix_arena *a, size_t n);
-/* The same, zeroed. */
-void	*ix_arena_zalloc(struct ix_arena *a, size_t n);
-/* A copy of s in the arena; NULL on OOM. */
-char	*ix_arena_strdup(struct ix_arena *a, const char *s);
-void	 ix_arena_free(struct ix_arena *a);
-
 /* Called by dbp_index_update, when set, as tables are written: done of
  * total (index.c; main.c sets it for its progress bar). */
 extern void	(*dbp_index_progress)(long done, long total);
-
-/* ------------------------------------------------------------------ */
-/* YAML loading internals (ydoc.c), for the differential tests          */
-
-/* dbp_ydoc_parse by its exact two-pass path alone (compose a node graph,
- * then construct), never the one-pass path it tries first.  Same
- * contract as dbp_ydoc_parse. */
-cJSON	*ix_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d);
-/*
- * dbp_ydoc_parse with the tree's nodes and strings in arena a (empty on
- * entry) when the one-pass path reads the document; when the exact path
- * has to, the tree is malloc'd as dbp_ydoc_parse's and a stays empty.  So:
- * a tree with a->chunks set is freed by ix_arena_free(a) alone and must
- * never reach cJSON_Delete or a cJSON call that frees or reallocates a
- * member (detach instead); one without is freed by cJSON_Delete.
- */
-cJSON	*ix_ydoc_parse_arena(const char *buf, size_t len, struct ix_arena *a,
-	    struct dbp_diag *d);
-/* dbp_float_repr with its digits found by bisection alone. */
-char	*ix_float_repr_slow(double x, char out[DBP_FLOAT_REPR_MAX]);
 
 /* ------------------------------------------------------------------ */
 /* Kinds of print file (print.c)                                        */

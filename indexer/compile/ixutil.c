@@ -111,7 +111,7 @@ ix_space_len(const unsigned char *p)
 }
 
 char *
-ix_collapse(const char *s)
+dbp_collapse(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char *out, *o;
@@ -163,7 +163,7 @@ ix_lower(uint32_t c)
 }
 
 char *
-ix_fold_to(const char *s, char *out)
+dbp_fold_to(const char *s, char *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), len;
@@ -204,7 +204,7 @@ ix_fold_to(const char *s, char *out)
 }
 
 char *
-ix_fold(const char *s)
+dbp_fold(const char *s)
 {
 	char *out;
 
@@ -212,7 +212,7 @@ ix_fold(const char *s)
 	 * 2 bytes, becomes 3). */
 	if ((out = malloc(strlen(s) * 2 + 1)) == NULL)
 		return NULL;
-	return ix_fold_to(s, out);
+	return dbp_fold_to(s, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -488,85 +488,4 @@ ix_map_free(struct ix_map *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
-}
-
-/* ------------------------------------------------------------------ */
-/* Arena                                                                */
-
-struct ix_chunk {
-	struct ix_chunk	*next;
-};
-
-/* The header rounded to the arena's alignment. */
-#define IX_CHUNK_HDR	((sizeof(struct ix_chunk) + IX_ARENA_ALIGN - 1) & \
-			    ~(size_t)(IX_ARENA_ALIGN - 1))
-
-void *
-ix_arena_alloc(struct ix_arena *a, size_t n)
-{
-	struct ix_chunk *c;
-	size_t want, size;
-	char *p;
-
-	if (n == 0)
-		n = 1;
-	if (n > SIZE_MAX - IX_ARENA_ALIGN)
-		return NULL;
-	n = (n + IX_ARENA_ALIGN - 1) & ~(size_t)(IX_ARENA_ALIGN - 1);
-	if (a->p == NULL || (size_t)(a->end - a->p) < n) {
-		/* A new chunk, twice the last, at least n. */
-		size = a->next_size == 0 ? IX_ARENA_FIRST : a->next_size;
-		if (n > size)
-			size = n;
-		if (size > SIZE_MAX - IX_CHUNK_HDR)
-			return NULL;
-		want = IX_CHUNK_HDR + size;
-		if ((c = malloc(want)) == NULL)
-			return NULL;
-		c->next = a->chunks;
-		a->chunks = c;
-		a->p = (char *)c + IX_CHUNK_HDR;
-		a->end = a->p + size;
-		if (a->next_size < IX_ARENA_LAST)
-			a->next_size = size * 2 < IX_ARENA_LAST ?
-			    size * 2 : IX_ARENA_LAST;
-	}
-	p = a->p;
-	a->p += n;
-	return p;
-}
-
-void *
-ix_arena_zalloc(struct ix_arena *a, size_t n)
-{
-	void *p = ix_arena_alloc(a, n);
-
-	if (p != NULL)
-		memset(p, 0, n);
-	return p;
-}
-
-char *
-ix_arena_strdup(struct ix_arena *a, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = ix_arena_alloc(a, n);
-
-	if (p != NULL)
-		memcpy(p, s, n);
-	return p;
-}
-
-void
-ix_arena_free(struct ix_arena *a)
-{
-	struct ix_chunk *c, *next;
-
-	if (a == NULL)
-		return;
-	for (c = a->chunks; c != NULL; c = next) {
-		next = c->next;
-		free(c);
-	}
-	memset(a, 0, sizeof(*a));
 }

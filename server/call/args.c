@@ -313,6 +313,42 @@ args_walk(cJSON *v, struct args_tokens *t)
 		args_walk(c, t);
 }
 
+/* Find node among the number nodes of v in document order, stepping t
+ * over one number token per node: 1 with its token in *p, *n. */
+static int
+args_find(const cJSON *v, const cJSON *node, struct args_tokens *t,
+    const char **p, size_t *n)
+{
+	const cJSON *c;
+
+	if (v == NULL)
+		return 0;
+	if (cJSON_IsNumber(v)) {
+		if (!args_next_number(t, p, n))
+			return -1;	/* the text has no more numbers */
+		return v == node;
+	}
+	for (c = v->child; c != NULL; c = c->next) {
+		int r = args_find(c, node, t, p, n);
+
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+args_number_token(const cJSON *root, const cJSON *node, const char *text,
+    size_t len, const char **tok, size_t *n)
+{
+	struct args_tokens t;
+
+	t.text = text;
+	t.len = len;
+	t.at = 0;
+	return args_find(root, node, &t, tok, n) == 1 ? 0 : -1;
+}
+
 void
 args_spell_numbers(cJSON *root, const char *text, size_t len)
 {

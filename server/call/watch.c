@@ -658,6 +658,63 @@ out:
 	return r;
 }
 
+/* One row of wt_load's query (path p; then dev, ino, size, mtime_ns,
+ * hash or status, status) into f: what the index holds of the file. */
+static void
+wt_row(sqlite3_stmt *st, const char *p, struct wt_file *f)
+{
+	const char *status = (const char *)sqlite3_column_text(st, 6);
+
+	if (status == NULL)
+		f->row = WT_ROW_NONE;
+	else if (strcmp(status, "outside_root") == 0)
+		f->row = WT_ROW_OUTSIDE;
+	else if (strcmp(status, "absent") == 0)
+		f->row = WT_ROW_ABSENT;
+	else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+		f->row = WT_ROW_NOID;
+	else
+		f->row = WT_ROW_ID;
+	f->dev = sqlite3_column_int64(st, 1);
+	f->ino = sqlite3_column_int64(st, 2);
+	f->size = sqlite3_column_int64(st, 3);
+	f->mtime = sqlite3_column_int64(st, 4);
+	f->part = wt_part(p, status == NULL ? "absent" :
+	    (const char *)sqlite3_column_text(st, 5));
+}
+
+/* Point each new file at its path in w's arena (offs) and keep the
+ * marks the previous set old had for the same path. */
+static void
+wt_keep_marks(struct watch *w, const struct watch *old, const size_t *offs)
+{
+	struct wt_file *f, *of;
+	size_t i;
+
+	for (i = 0; i < w->nfiles; i++) {
+		f = &w->files[i];
+		f->path = w->arena + offs[i];
+		of = old->nfiles > 0 ? bsearch(f->path, old->files,
+		    old->nfiles, sizeof(*of), wt_file_cmp) : NULL;
+		if (of != NULL) {
+			f->verified = of->verified;
+			f->blind = of->blind;
+		}
+	}
+}
+
+/* The set's digest from the sum of its files' parts and their count:
+ * order-free, so one file's change is local. */
+static void
+wt_digest(struct watch *w, uint64_t sum, size_t n)
+{
+	char raw[40];
+
+	snprintf(raw, sizeof(raw), "%016llx:%zu", (unsigned long long)sum, n);
+	snprintf(w->digest, sizeof(w->digest), "%016llx",
+	    (unsigned long long)XXH3_64bits(raw, strlen(raw)));
+}
+
 /*
  * (Re)load the set of sql from the index: its paths with the identity,
  * status and hash the index holds for each, and their directories.  What
@@ -674,9 +731,9 @@ wt_load(struct watch *w, const char *sql, char **detail)
 	    "files f ON f.path = q.p ORDER BY q.p";
 	struct watch old;
 	struct dbp_buf arena, text;
-	struct wt_file *nf, *of, *f;
+	struct wt_file *nf, *f;
 	sqlite3_stmt *st = NULL;
-	const char *p, *status;
+	const char *p;
 	size_t n = 0, cap = 0, i, *offs = NULL, *no;
 	uint64_t sum = 0;
 	int rc, r = -1;
@@ -719,23 +776,7 @@ wt_load(struct watch *w, const char *sql, char **detail)
 		dbp_buf_add(&arena, p, strlen(p) + 1);
 		if (arena.failed)
 			goto oom;
-		status = (const char *)sqlite3_column_text(st, 6);
-		if (status == NULL)
-			f->row = WT_ROW_NONE;
-		else if (strcmp(status, "outside_root") == 0)
-			f->row = WT_ROW_OUTSIDE;
-		else if (strcmp(status, "absent") == 0)
-			f->row = WT_ROW_ABSENT;
-		else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
-			f->row = WT_ROW_NOID;
-		else
-			f->row = WT_ROW_ID;
-		f->dev = sqlite3_column_int64(st, 1);
-		f->ino = sqlite3_column_int64(st, 2);
-		f->size = sqlite3_column_int64(st, 3);
-		f->mtime = sqlite3_column_int64(st, 4);
-		f->part = wt_part(p, status == NULL ? "absent" :
-		    (const char *)sqlite3_column_text(st, 5));
+		wt_row(st, p, f);
 		sum += f->part;
 		n++;
 	}
@@ -745,27 +786,10 @@ wt_load(struct watch *w, const char *sql, char **detail)
 		goto oom;
 	w->nfiles = n;
 	w->arena = dbp_buf_take(&arena);
-	for (i = 0; i < n; i++) {
-		f = &w->files[i];
-		f->path = w->arena + offs[i];
-		of = old.nfiles > 0 ? bsearch(f->path, old.files, old.nfiles,
-		    sizeof(*of), wt_file_cmp) : NULL;
-		if (of != NULL) {
-			f->verified = of->verified;
-			f->blind = of->blind;
-		}
-	}
+	wt_keep_marks(w, &old, offs);
 	if (n > 0 && wt_load_dirs(w, &old) == -1)
 		goto oom;
-	/* the set's digest: order-free, so one file's change is local */
-	{
-		char raw[40];
-
-		snprintf(raw, sizeof(raw), "%016llx:%zu",
-		    (unsigned long long)sum, n);
-		snprintf(w->digest, sizeof(w->digest), "%016llx",
-		    (unsigned long long)XXH3_64bits(raw, strlen(raw)));
-	}
+	wt_digest(w, sum, n);
 	w->wds_stale = 1;
 	w->pass = 1;
 	r = 0;

@@ -278,38 +278,14 @@ md_unreadable(const struct ctx *x, int k)
 	return st;
 }
 
+/* The Missing and Unreadable lines: declared artifacts absent from
+ * disk, and those present that failed to parse. */
 static void
-md_header(struct mdw *w)
+md_artifacts(struct mdw *w)
 {
 	struct ctx *x = w->x;
-	const cJSON *sc, *v, *e;
-	char pct[64];
-	int k, n, first;
+	int k, n;
 
-	md_sect(w);
-	dbp_buf_addf(&w->b, "# Table: %s  (", x->fqn);
-	if (x->has_rows)
-		dbp_buf_addf(&w->b, "%lld rows, ", x->row_count);
-	dbp_buf_addf(&w->b, "%lld columns)", x->has_cols ? x->columns_count :
-	    (long long)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-	    x->stats, "columns")));
-	md_end(w);
-	if (x->type != NULL && strcmp(x->type, "table") != 0) {
-		md_term2(w, "type", x->type);
-		dbp_buf_addf(&w->b, "Type: %s", x->type);
-		md_end(w);
-	}
-	if (x->unprofiled) {
-		md_term(w, "label:unprofiled");
-		dbp_buf_addf(&w->b, "Unprofiled: the last generate run could "
-		    "not profile '%s'; run dbprint generate to see the cause - "
-		    "this print is an earlier run's", x->fqn);
-		md_end(w);
-	}
-	if (x->adapter != NULL) {
-		dbp_buf_addf(&w->b, "Adapter: %s", x->adapter);
-		md_end(w);
-	}
 	for (n = 0, k = 0; k < CTX_NKINDS; k++) {
 		if (!x->art[k].declared || (x->art[k].status != NULL &&
 		    strcmp(x->art[k].status, "absent") != 0))
@@ -344,84 +320,138 @@ md_header(struct mdw *w)
 			md_end(w);
 		}
 	}
-	if (x->scoped) {
-		md_term(w, "label:scanned");
-		sc = x->scope;
-		if (x->has_scanned)
-			dbp_buf_addf(&w->b, "Scanned: %lld", x->rows_scanned);
-		else
-			dbp_buf_adds(&w->b, "Scanned: part");
-		if (x->has_stats_rows) {
-			dbp_buf_addf(&w->b, " of %lld rows",
-			    x->stats_row_count);
-			if (x->has_scanned && x->stats_row_count > 0) {
-				ctx_pct((double)x->rows_scanned /
-				    (double)x->stats_row_count, pct,
-				    sizeof(pct));
-				dbp_buf_addf(&w->b, " (%s)", pct);
+}
+
+/* The Scanned line: how much of the table the profile read, and
+ * whether it was sampled or filtered. */
+static void
+md_scanned(struct mdw *w)
+{
+	struct ctx *x = w->x;
+	const cJSON *sc, *v;
+	char pct[64];
+
+	md_term(w, "label:scanned");
+	sc = x->scope;
+	if (x->has_scanned)
+		dbp_buf_addf(&w->b, "Scanned: %lld", x->rows_scanned);
+	else
+		dbp_buf_adds(&w->b, "Scanned: part");
+	if (x->has_stats_rows) {
+		dbp_buf_addf(&w->b, " of %lld rows",
+		    x->stats_row_count);
+		if (x->has_scanned && x->stats_row_count > 0) {
+			ctx_pct((double)x->rows_scanned /
+			    (double)x->stats_row_count, pct,
+			    sizeof(pct));
+			dbp_buf_addf(&w->b, " (%s)", pct);
+		}
+	} else {
+		dbp_buf_adds(&w->b, " rows");
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(sc, "sample")) !=
+	    NULL) {
+		md_term(w, "label:sampled");
+		dbp_buf_adds(&w->b, "; sampled");
+	}
+	if (md_str(sc, "filter") != NULL) {
+		md_term(w, "label:filtered");
+		dbp_buf_adds(&w->b, "; filtered by `");
+		md_one(w, md_str(sc, "filter"));
+		dbp_buf_adds(&w->b, "`");
+	}
+	md_end(w);
+}
+
+/* The profile's Catalog only, Depends on and Grain lines. */
+static void
+md_shape(struct mdw *w)
+{
+	struct ctx *x = w->x;
+	const cJSON *v, *e;
+	int first;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x->stats,
+	    "catalog_only"))) {
+		md_term(w, "label:catalog_only");
+		dbp_buf_adds(&w->b, "Catalog only: no query was issued "
+		    "for this object; nothing below was measured");
+		md_end(w);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(x->stats, "depends_on");
+	if (cJSON_IsArray(v)) {
+		md_term(w, "label:depends_on");
+		dbp_buf_adds(&w->b, "Depends on: ");
+		first = 1;
+		cJSON_ArrayForEach(e, v) {
+			dbp_buf_adds(&w->b, first ? "" : ", ");
+			first = 0;
+			if (cJSON_IsString(e))
+				dbp_buf_adds(&w->b, e->valuestring);
+		}
+		if (first)
+			dbp_buf_adds(&w->b, "nothing");
+		md_end(w);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"),
+	    "keys");
+	if (cJSON_GetArraySize(v) > 0) {
+		md_term(w, "label:grain");
+		dbp_buf_adds(&w->b, "Grain: ");
+		first = 1;
+		cJSON_ArrayForEach(e, v) {
+			const char *det = md_str(e, "detection");
+
+			dbp_buf_adds(&w->b, first ? "" : "; ");
+			first = 0;
+			ctx_cols(&w->b,
+			    cJSON_GetObjectItemCaseSensitive(e,
+			    "columns"));
+			if (det != NULL) {
+				md_term2(w, "detection", det);
+				dbp_buf_addf(&w->b, " (%s)", det);
 			}
-		} else {
-			dbp_buf_adds(&w->b, " rows");
-		}
-		if ((v = cJSON_GetObjectItemCaseSensitive(sc, "sample")) !=
-		    NULL) {
-			md_term(w, "label:sampled");
-			dbp_buf_adds(&w->b, "; sampled");
-		}
-		if (md_str(sc, "filter") != NULL) {
-			md_term(w, "label:filtered");
-			dbp_buf_adds(&w->b, "; filtered by `");
-			md_one(w, md_str(sc, "filter"));
-			dbp_buf_adds(&w->b, "`");
 		}
 		md_end(w);
 	}
-	if (x->purpose == CTX_PROFILE && x->inc_stats && x->stats != NULL) {
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x->stats,
-		    "catalog_only"))) {
-			md_term(w, "label:catalog_only");
-			dbp_buf_adds(&w->b, "Catalog only: no query was issued "
-			    "for this object; nothing below was measured");
-			md_end(w);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(x->stats, "depends_on");
-		if (cJSON_IsArray(v)) {
-			md_term(w, "label:depends_on");
-			dbp_buf_adds(&w->b, "Depends on: ");
-			first = 1;
-			cJSON_ArrayForEach(e, v) {
-				dbp_buf_adds(&w->b, first ? "" : ", ");
-				first = 0;
-				if (cJSON_IsString(e))
-					dbp_buf_adds(&w->b, e->valuestring);
-			}
-			if (first)
-				dbp_buf_adds(&w->b, "nothing");
-			md_end(w);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(x->stats, "grain"),
-		    "keys");
-		if (cJSON_GetArraySize(v) > 0) {
-			md_term(w, "label:grain");
-			dbp_buf_adds(&w->b, "Grain: ");
-			first = 1;
-			cJSON_ArrayForEach(e, v) {
-				const char *det = md_str(e, "detection");
+}
 
-				dbp_buf_adds(&w->b, first ? "" : "; ");
-				first = 0;
-				ctx_cols(&w->b,
-				    cJSON_GetObjectItemCaseSensitive(e,
-				    "columns"));
-				if (det != NULL) {
-					md_term2(w, "detection", det);
-					dbp_buf_addf(&w->b, " (%s)", det);
-				}
-			}
-			md_end(w);
-		}
+/* The header: the title line and the lines about the print as a whole. */
+static void
+md_header(struct mdw *w)
+{
+	struct ctx *x = w->x;
+
+	md_sect(w);
+	dbp_buf_addf(&w->b, "# Table: %s  (", x->fqn);
+	if (x->has_rows)
+		dbp_buf_addf(&w->b, "%lld rows, ", x->row_count);
+	dbp_buf_addf(&w->b, "%lld columns)", x->has_cols ? x->columns_count :
+	    (long long)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+	    x->stats, "columns")));
+	md_end(w);
+	if (x->type != NULL && strcmp(x->type, "table") != 0) {
+		md_term2(w, "type", x->type);
+		dbp_buf_addf(&w->b, "Type: %s", x->type);
+		md_end(w);
 	}
+	if (x->unprofiled) {
+		md_term(w, "label:unprofiled");
+		dbp_buf_addf(&w->b, "Unprofiled: the last generate run could "
+		    "not profile '%s'; run dbprint generate to see the cause - "
+		    "this print is an earlier run's", x->fqn);
+		md_end(w);
+	}
+	if (x->adapter != NULL) {
+		dbp_buf_addf(&w->b, "Adapter: %s", x->adapter);
+		md_end(w);
+	}
+	md_artifacts(w);
+	if (x->scoped)
+		md_scanned(w);
+	if (x->purpose == CTX_PROFILE && x->inc_stats && x->stats != NULL)
+		md_shape(w);
 	if (!ctx_documented(x)) {
 		md_term(w, "label:meanings");
 		dbp_buf_adds(&w->b, "Meanings: not documented here - read "
@@ -1087,13 +1117,88 @@ md_range(struct mdw *w, const cJSON *col, struct dbp_buf *cell,
 	md_num(cell, hi);
 }
 
+/* The looks like note: the pattern the values match, and how many of
+ * the sampled values matched it. */
+static void
+md_looks_like(struct mdw *w, const cJSON *inf, struct dbp_buf *cell)
+{
+	const char *s;
+
+	if ((s = md_str(inf, "looks_like")) != NULL) {
+		md_term2(w, "looks_like", s);
+		dbp_buf_addf(cell, "%slooks like %s", cell->len ? "; " : "", s);
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(inf,
+		    "sampled"))) {
+			dbp_buf_adds(cell, " (");
+			md_num(cell, cJSON_GetObjectItemCaseSensitive(inf,
+			    "matched"));
+			dbp_buf_adds(cell, " of ");
+			md_num(cell, cJSON_GetObjectItemCaseSensitive(inf,
+			    "sampled"));
+			dbp_buf_adds(cell, " sampled)");
+		}
+	}
+}
+
+/* The freshness note: the classification and the newest value's age. */
+static void
+md_freshness(struct mdw *w, const cJSON *col, struct dbp_buf *cell)
+{
+	struct ctx *x = w->x;
+	const cJSON *v, *e;
+	const char *s;
+
+	v = cJSON_GetObjectItemCaseSensitive(col, "freshness");
+	if ((s = md_str(v, "classification")) != NULL) {
+		md_term2(w, "freshness", s);
+		dbp_buf_addf(cell, "%sfreshness: %s", cell->len ? "; " : "", s);
+		e = cJSON_GetObjectItemCaseSensitive(v, "max_age_days");
+		if (cJSON_IsNumber(e)) {
+			md_term(w, "label:newest");
+			dbp_buf_adds(cell, ", newest value ");
+			md_num(cell, e);
+			dbp_buf_adds(cell, " days old");
+		}
+		if (x->scoped) {
+			md_term(w, "label:over_scanned");
+			dbp_buf_adds(cell, " over the rows scanned");
+		}
+	}
+}
+
+/* The percentile notes, P25 and the like, one a percentile. */
+static void
+md_percentiles(struct mdw *w, const cJSON *col, struct dbp_buf *cell)
+{
+	const cJSON *v, *e;
+
+	v = cJSON_GetObjectItemCaseSensitive(col, "percentiles");
+	cJSON_ArrayForEach(e, v) {
+		if (e->string == NULL)
+			continue;
+		{
+			struct dbp_buf k;
+			char *key;
+
+			dbp_buf_init(&k, 256);
+			dbp_buf_addf(&k, "pct:%s", e->string);
+			if ((key = dbp_buf_take(&k)) != NULL)
+				md_term(w, key);
+			free(key);
+		}
+		dbp_buf_addf(cell, "%sP%s ", cell->len ? "; " : "",
+		    e->string[0] == 'p' ? e->string + 1 : e->string);
+		md_num(cell, e);
+	}
+}
+
 /* The Notes cell of one column. */
 static char *
 md_notes(struct mdw *w, const cJSON *col, int part)
 {
 	struct ctx *x = w->x;
 	struct dbp_buf cell;
-	const cJSON *inf, *v, *e;
+	const cJSON *inf, *v;
 	const char *s;
 
 	dbp_buf_init(&cell, DBP_MAX_FILE_BYTES);
@@ -1109,20 +1214,7 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 		}
 	}
 	md_profile_values(w, col, part, &cell);
-	if ((s = md_str(inf, "looks_like")) != NULL) {
-		md_term2(w, "looks_like", s);
-		dbp_buf_addf(&cell, "%slooks like %s", cell.len ? "; " : "", s);
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(inf,
-		    "sampled"))) {
-			dbp_buf_adds(&cell, " (");
-			md_num(&cell, cJSON_GetObjectItemCaseSensitive(inf,
-			    "matched"));
-			dbp_buf_adds(&cell, " of ");
-			md_num(&cell, cJSON_GetObjectItemCaseSensitive(inf,
-			    "sampled"));
-			dbp_buf_adds(&cell, " sampled)");
-		}
-	}
+	md_looks_like(w, inf, &cell);
 	if ((s = md_str(inf, "sensitivity")) != NULL) {
 		md_term2(w, "sensitivity", s);
 		dbp_buf_addf(&cell, "%ssensitivity: %s", cell.len ? "; " : "",
@@ -1144,41 +1236,9 @@ md_notes(struct mdw *w, const cJSON *col, int part)
 		    sp != NULL ? sp : s);
 		free(sp);
 	}
-	v = cJSON_GetObjectItemCaseSensitive(col, "freshness");
-	if ((s = md_str(v, "classification")) != NULL) {
-		md_term2(w, "freshness", s);
-		dbp_buf_addf(&cell, "%sfreshness: %s", cell.len ? "; " : "", s);
-		e = cJSON_GetObjectItemCaseSensitive(v, "max_age_days");
-		if (cJSON_IsNumber(e)) {
-			md_term(w, "label:newest");
-			dbp_buf_adds(&cell, ", newest value ");
-			md_num(&cell, e);
-			dbp_buf_adds(&cell, " days old");
-		}
-		if (x->scoped) {
-			md_term(w, "label:over_scanned");
-			dbp_buf_adds(&cell, " over the rows scanned");
-		}
-	}
+	md_freshness(w, col, &cell);
 	md_range(w, col, &cell, "range", "range", "label:range");
-	v = cJSON_GetObjectItemCaseSensitive(col, "percentiles");
-	cJSON_ArrayForEach(e, v) {
-		if (e->string == NULL)
-			continue;
-		{
-			struct dbp_buf k;
-			char *key;
-
-			dbp_buf_init(&k, 256);
-			dbp_buf_addf(&k, "pct:%s", e->string);
-			if ((key = dbp_buf_take(&k)) != NULL)
-				md_term(w, key);
-			free(key);
-		}
-		dbp_buf_addf(&cell, "%sP%s ", cell.len ? "; " : "",
-		    e->string[0] == 'p' ? e->string + 1 : e->string);
-		md_num(&cell, e);
-	}
+	md_percentiles(w, col, &cell);
 	v = cJSON_GetObjectItemCaseSensitive(col, "mean");
 	if (cJSON_IsNumber(v)) {
 		md_term(w, "label:mean");

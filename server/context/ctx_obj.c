@@ -471,81 +471,103 @@ obj_on_edge(struct ctx *x, const char *name)
 	return 0;
 }
 
+/* The values unit: the value block of each column and each column
+ * part; the map it is made of, or NULL when out of memory. */
+static cJSON *
+obj_values(struct ctx *x, struct ctx_obj *o, cJSON *cols)
+{
+	cJSON *vals, *c, *p, *blk;
+	struct ctx_vrow r;
+	struct dbp_buf b;
+	const char *label;
+	char *lab;
+
+	if ((vals = obj_keep(o, cJSON_CreateObject())) == NULL)
+		return NULL;
+	cJSON_ArrayForEach(c, cols) {
+		if (c->string == NULL || !cJSON_IsObject(c))
+			continue;
+		if (ctx_vrow(x, c->string, c->string, 0, c, &r) == -1)
+			return NULL;
+		if (r.kind != CTX_V_NONE) {
+			blk = obj_vblock(x, &r, c->string, 0);
+			srv_json_put(vals, c->string, blk);
+		}
+		free(r.shown);
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(
+		    c, "parts")) {
+			if (p->string == NULL || !cJSON_IsObject(p))
+				continue;
+			if (ctx_vrow(x, p->string, c->string, 1, p,
+			    &r) == -1)
+				return NULL;
+			if (r.kind != CTX_V_NONE) {
+				dbp_buf_init(&b, DBP_MAX_SCALAR);
+				dbp_buf_addf(&b, "%s%s", c->string,
+				    p->string);
+				lab = dbp_buf_take(&b);
+				label = obj_str(o, lab ? lab : "");
+				free(lab);
+				blk = obj_vblock(x, &r, c->string, 1);
+				srv_json_put(vals, label, blk);
+			}
+			free(r.shown);
+		}
+	}
+	if (obj_map_units(o, "values", vals) == -1)
+		return NULL;
+	return vals;
+}
+
+/* The nulls unit: the null rate of each nullable column that neither
+ * a value block nor a join already states. */
+static int
+obj_nulls(struct ctx *x, struct ctx_obj *o, cJSON *cols, cJSON *vals)
+{
+	cJSON *nulls, *c, *p;
+	int has_row;
+
+	if ((nulls = obj_keep(o, cJSON_CreateObject())) == NULL)
+		return -1;
+	cJSON_ArrayForEach(c, cols) {
+		if (c->string == NULL || !ctx_nullable(c))
+			continue;
+		has_row = cJSON_GetObjectItemCaseSensitive(vals,
+		    c->string) != NULL;
+		if (has_row || (x->inc_rel && obj_on_edge(x,
+		    c->string) && cJSON_IsNumber(
+		    cJSON_GetObjectItemCaseSensitive(c, "null_rate"))))
+			continue;
+		p = cJSON_GetObjectItemCaseSensitive(c, "null_rate");
+		if (p != NULL)
+			srv_json_put(nulls, c->string,
+			    obj_dup(p));
+	}
+	if (obj_unit(o, "nulls", NULL, NULL, nulls, 0) == -1)
+		return -1;
+	return 0;
+}
+
 static int
 obj_query(struct ctx *x, struct ctx_obj *o)
 {
-	cJSON *cols, *c, *vals = NULL, *nulls, *dict, *inh, *p, *a, *blk;
-	struct ctx_vrow r;
-	struct dbp_buf b;
-	const char *label, *note;
-	char *lab;
-	int has_row;
+	cJSON *cols, *c, *vals = NULL, *dict, *inh, *a;
+	const char *note;
 
 	if (obj_text_units(x, o, "ddl") == -1 ||
 	    obj_text_units(x, o, "notes") == -1)
 		return -1;
 	cols = cJSON_GetObjectItemCaseSensitive(x->stats, "columns");
-	if (cJSON_IsObject(x->stats)) {
-		if ((vals = obj_keep(o, cJSON_CreateObject())) == NULL)
-			return -1;
-		cJSON_ArrayForEach(c, cols) {
-			if (c->string == NULL || !cJSON_IsObject(c))
-				continue;
-			if (ctx_vrow(x, c->string, c->string, 0, c, &r) == -1)
-				return -1;
-			if (r.kind != CTX_V_NONE) {
-				blk = obj_vblock(x, &r, c->string, 0);
-				srv_json_put(vals, c->string, blk);
-			}
-			free(r.shown);
-			cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(
-			    c, "parts")) {
-				if (p->string == NULL || !cJSON_IsObject(p))
-					continue;
-				if (ctx_vrow(x, p->string, c->string, 1, p,
-				    &r) == -1)
-					return -1;
-				if (r.kind != CTX_V_NONE) {
-					dbp_buf_init(&b, DBP_MAX_SCALAR);
-					dbp_buf_addf(&b, "%s%s", c->string,
-					    p->string);
-					lab = dbp_buf_take(&b);
-					label = obj_str(o, lab ? lab : "");
-					free(lab);
-					blk = obj_vblock(x, &r, c->string, 1);
-					srv_json_put(vals, label, blk);
-				}
-				free(r.shown);
-			}
-		}
-		if (obj_map_units(o, "values", vals) == -1)
-			return -1;
-	}
+	if (cJSON_IsObject(x->stats) &&
+	    (vals = obj_values(x, o, cols)) == NULL)
+		return -1;
 	if (x->inc_rel && x->relv != NULL) {
 		if (obj_unit(o, "joins", NULL, NULL,
 		    obj_keep(o, obj_joins(x)), 0) == -1)
 			return -1;
 	}
-	if (cJSON_IsObject(x->stats)) {
-		if ((nulls = obj_keep(o, cJSON_CreateObject())) == NULL)
-			return -1;
-		cJSON_ArrayForEach(c, cols) {
-			if (c->string == NULL || !ctx_nullable(c))
-				continue;
-			has_row = cJSON_GetObjectItemCaseSensitive(vals,
-			    c->string) != NULL;
-			if (has_row || (x->inc_rel && obj_on_edge(x,
-			    c->string) && cJSON_IsNumber(
-			    cJSON_GetObjectItemCaseSensitive(c, "null_rate"))))
-				continue;
-			p = cJSON_GetObjectItemCaseSensitive(c, "null_rate");
-			if (p != NULL)
-				srv_json_put(nulls, c->string,
-				    obj_dup(p));
-		}
-		if (obj_unit(o, "nulls", NULL, NULL, nulls, 0) == -1)
-			return -1;
-	}
+	if (cJSON_IsObject(x->stats) && obj_nulls(x, o, cols, vals) == -1)
+		return -1;
 	if (x->inc_annot && cJSON_IsObject(x->sannot)) {
 		if ((dict = obj_keep(o, cJSON_CreateObject())) == NULL)
 			return -1;

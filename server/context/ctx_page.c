@@ -158,12 +158,69 @@ md_doc_release(struct md_doc *d)
 	free(d->pages);
 }
 
+/* Joins m's sections into d's body, one line a d line, and notes
+ * where each section ends in piece_end; -1 when out of memory. */
+static int
+md_doc_fill(struct ctx_md *m, struct md_doc *d, size_t *piece_end)
+{
+	size_t i, j;
+
+	dbp_buf_adds(&d->body, "");
+	for (i = 0; i < m->n; i++) {
+		for (j = 0; j < m->sects[i].n; j++) {
+			d->lines[d->nlines].start = d->body.len;
+			dbp_buf_adds(&d->body, m->sects[i].lines[j].text);
+			d->lines[d->nlines].end = d->body.len;
+			d->lref[d->nlines++] = &m->sects[i].lines[j];
+			if (j + 1 < m->sects[i].n)
+				dbp_buf_addc(&d->body, '\n');
+		}
+		if (i + 1 < m->n)
+			dbp_buf_adds(&d->body, "\n\n");
+		piece_end[i] = d->body.len;
+		if (i == 0)
+			d->hdr_end = d->body.len;
+	}
+	if (d->body.failed)
+		return -1;
+	return 0;
+}
+
+/* Writes page pos of d to out with its legend leg, which on the first
+ * page follows the header. */
+static void
+md_page_text(struct md_doc *d, size_t pos, const struct dbp_buf *leg,
+    struct dbp_buf *out)
+{
+	if (pos == 0 && leg->len > 0) {
+		size_t he = d->hdr_end < d->pages[0].end ? d->hdr_end :
+		    d->pages[0].end;
+
+		dbp_buf_add(out, d->body.ptr, he);
+		if (he == d->body.len)
+			dbp_buf_adds(out, "\n\n");
+		dbp_buf_add(out, leg->ptr, leg->len);
+		if (he < d->pages[0].end) {
+			dbp_buf_adds(out, "\n\n");
+			dbp_buf_add(out, d->body.ptr + he,
+			    d->pages[0].end - he);
+		}
+	} else {
+		if (leg->len > 0) {
+			dbp_buf_add(out, leg->ptr, leg->len);
+			dbp_buf_adds(out, "\n\n");
+		}
+		dbp_buf_add(out, d->body.ptr + d->pages[pos].start,
+		    d->pages[pos].end - d->pages[pos].start);
+	}
+}
+
 int
 ctx_page_md(struct call *c, struct ctx_md *m, size_t pos)
 {
 	struct md_doc d;
 	struct dbp_buf leg, out;
-	size_t *piece_end = NULL, i, j, nl = 0, bound, marker, legend_len;
+	size_t *piece_end = NULL, i, nl = 0, bound, marker, legend_len;
 	char *cur = NULL;
 	int rc = -1;
 
@@ -178,23 +235,7 @@ ctx_page_md(struct call *c, struct ctx_md *m, size_t pos)
 	piece_end = calloc(m->n + 1, sizeof(*piece_end));
 	if (d.lines == NULL || d.lref == NULL || piece_end == NULL)
 		goto oom;
-	dbp_buf_adds(&d.body, "");
-	for (i = 0; i < m->n; i++) {
-		for (j = 0; j < m->sects[i].n; j++) {
-			d.lines[d.nlines].start = d.body.len;
-			dbp_buf_adds(&d.body, m->sects[i].lines[j].text);
-			d.lines[d.nlines].end = d.body.len;
-			d.lref[d.nlines++] = &m->sects[i].lines[j];
-			if (j + 1 < m->sects[i].n)
-				dbp_buf_addc(&d.body, '\n');
-		}
-		if (i + 1 < m->n)
-			dbp_buf_adds(&d.body, "\n\n");
-		piece_end[i] = d.body.len;
-		if (i == 0)
-			d.hdr_end = d.body.len;
-	}
-	if (d.body.failed)
+	if (md_doc_fill(m, &d, piece_end) == -1)
 		goto oom;
 	/* the whole legend, to reserve its room on every page */
 	if (md_legend(m, &d, 0, d.body.len + 1, &leg) == -1)
@@ -230,26 +271,7 @@ ctx_page_md(struct call *c, struct ctx_md *m, size_t pos)
 	dbp_buf_init(&leg, DBP_MAX_FILE_BYTES);
 	if (md_legend(m, &d, d.pages[pos].start, d.pages[pos].end, &leg) == -1)
 		goto oom;
-	if (pos == 0 && leg.len > 0) {
-		size_t he = d.hdr_end < d.pages[0].end ? d.hdr_end :
-		    d.pages[0].end;
-
-		dbp_buf_add(&out, d.body.ptr, he);
-		if (he == d.body.len)
-			dbp_buf_adds(&out, "\n\n");
-		dbp_buf_add(&out, leg.ptr, leg.len);
-		if (he < d.pages[0].end) {
-			dbp_buf_adds(&out, "\n\n");
-			dbp_buf_add(&out, d.body.ptr + he, d.pages[0].end - he);
-		}
-	} else {
-		if (leg.len > 0) {
-			dbp_buf_add(&out, leg.ptr, leg.len);
-			dbp_buf_adds(&out, "\n\n");
-		}
-		dbp_buf_add(&out, d.body.ptr + d.pages[pos].start,
-		    d.pages[pos].end - d.pages[pos].start);
-	}
+	md_page_text(&d, pos, &leg, &out);
 	if (pos + 1 < d.npages) {
 		if ((cur = call_cursor(c, pos + 1)) == NULL) {
 			call_fail(c, "could not issue a cursor");

@@ -857,16 +857,131 @@ http_modern_status(int code)
 	return MHD_HTTP_OK;
 }
 
+/* 202 Accepted, no body: a notification or a response was taken. */
+static enum MHD_Result
+http_accepted(struct MHD_Connection *c)
+{
+	return http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
+	    NULL, NULL);
+}
+
+/* A POST /mcp message without a method: a response (we never send
+ * requests), taken, or a broken message, answered as JSON-RPC says. */
+static enum MHD_Result
+http_post_nomethod(struct MHD_Connection *c, struct http_req *q,
+    const cJSON *req, const cJSON *id, int sse)
+{
+	struct rpc_session rs;
+	char *reply = NULL;
+
+	if (id != NULL && (cJSON_GetObjectItemCaseSensitive(req,
+	    "result") != NULL || cJSON_GetObjectItemCaseSensitive(req,
+	    "error") != NULL))
+		return http_accepted(c);
+	memset(&rs, 0, sizeof(rs));
+	http_rpc(&rs, q->body, q->len, &reply);
+	if (reply == NULL)
+		return http_accepted(c);
+	return http_send_reply(c, MHD_HTTP_BAD_REQUEST, reply, sse, NULL);
+}
+
+/* A 2026-07-28 request: its _meta (mv the protocol version) and headers
+ * checked, then answered without a session. */
+static enum MHD_Result
+http_post_modern(struct MHD_Connection *c, struct http_req *q,
+    const cJSON *id, const char *m, const cJSON *params, const cJSON *meta,
+    const cJSON *mv, int sse)
+{
+	struct rpc_session rs;
+	const cJSON *caps;
+	enum MHD_Result res = MHD_YES;
+	char *reply = NULL;
+
+	if (mv == NULL)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_PARAMS, "Invalid params: a 2026-07-28 "
+		    "request carries params._meta with "
+		    HTTP_META_VERSION " and " HTTP_META_CAPS, NULL, NULL);
+	if (http_modern_headers(c, id, m, params, mv, &res) != 0)
+		return res;
+	if (id == NULL)
+		return http_accepted(c);
+	caps = cJSON_GetObjectItemCaseSensitive(meta, HTTP_META_CAPS);
+	if (cJSON_IsString(mv) &&
+	    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
+	    !cJSON_IsObject(caps))
+		return http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_PARAMS, "Invalid params: _meta must "
+		    "carry " HTTP_META_CAPS " (an object) beside "
+		    HTTP_META_VERSION, NULL, NULL);
+	if (cJSON_IsString(mv) &&
+	    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
+	    !HTTP_IN(m, http_modern_methods))
+		return http_error(c, MHD_HTTP_NOT_FOUND, id,
+		    HTTP_METHOD_NOT_FOUND, "Method not found", NULL, NULL);
+	memset(&rs, 0, sizeof(rs));
+	http_rpc(&rs, q->body, q->len, &reply);
+	if (reply == NULL)
+		return http_accepted(c);
+	return http_send_reply(c, http_modern_status(http_reply_code(reply,
+	    id)), reply, sse, NULL);
+}
+
+/* A legacy request: initialize opens a session; the rest need one (sid,
+ * the Mcp-Session-Id header; pv, the MCP-Protocol-Version header). */
+static enum MHD_Result
+http_post_legacy(struct MHD_Connection *c, struct http_req *q,
+    const cJSON *id, const char *m, const char *sid, const char *pv, int sse)
+{
+	struct rpc_session rs;
+	char nsid[HTTP_SID_LEN + 1], *reply = NULL;
+
+	memset(&rs, 0, sizeof(rs));
+	if (strcmp(m, "initialize") == 0 && id != NULL) {
+		http_rpc(&rs, q->body, q->len, &reply);
+		if (reply == NULL)
+			return MHD_NO;
+		if (http_reply_code(reply, id) != 0)
+			return http_send_reply(c, MHD_HTTP_OK, reply, sse,
+			    NULL);
+		if (hs_create(&rs, NULL, nsid) != 0) {
+			free(reply);
+			return http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			    HTTP_INVALID_REQUEST, "Service Unavailable: no "
+			    "session could be opened", NULL, NULL);
+		}
+		srv_log(SRV_LOG_INFO, "HTTP session opened (%s)", rs.version);
+		return http_send_reply(c, MHD_HTTP_OK, reply, sse, nsid);
+	}
+	if (sid == NULL && strcmp(m, "server/discover") != 0)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_REQUEST, "Bad Request: an Mcp-Session-Id "
+		    "header is required (open a session with initialize, or "
+		    "send 2026-07-28 requests with params._meta)", NULL, NULL);
+	if (sid != NULL && !hs_get(sid, &rs))
+		return http_error(c, MHD_HTTP_NOT_FOUND, id,
+		    HTTP_SESSION_NOT_FOUND, "Session not found", NULL, NULL);
+	if (pv != NULL && !HTTP_IN(pv, http_legacy) &&
+	    strcmp(pv, SRV_PROTO_MODERN) != 0)
+		return http_error(c, MHD_HTTP_BAD_REQUEST, id,
+		    HTTP_INVALID_REQUEST, "Bad Request: unsupported "
+		    "MCP-Protocol-Version header", NULL, NULL);
+	if (id == NULL)
+		return http_accepted(c);
+	http_rpc(&rs, q->body, q->len, &reply);
+	if (reply == NULL)
+		return http_accepted(c);
+	return http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
+}
+
 static enum MHD_Result
 http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 {
-	struct rpc_session rs;
-	const cJSON *id, *method, *params, *meta, *mv = NULL, *caps;
+	const cJSON *id, *method, *params, *meta, *mv = NULL;
 	const char *sid, *pv, *m;
-	char nsid[HTTP_SID_LEN + 1], *reply = NULL;
 	enum MHD_Result res = MHD_YES;
 	cJSON *req;
-	int sse, modern, code;
+	int sse, modern;
 
 	if (!http_json_type(c))
 		return http_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
@@ -892,126 +1007,12 @@ http_post_mcp(struct MHD_Connection *c, struct http_req *q)
 	    HTTP_IN(mv->valuestring, http_legacy))) ||
 	    (mv == NULL && sid == NULL && pv != NULL &&
 	    strcmp(pv, SRV_PROTO_MODERN) == 0);
-
-	if (m == NULL) {
-		/* A response (we never send requests) or a broken message. */
-		if (id != NULL && (cJSON_GetObjectItemCaseSensitive(req,
-		    "result") != NULL || cJSON_GetObjectItemCaseSensitive(req,
-		    "error") != NULL)) {
-			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
-			    NULL, NULL, NULL, NULL);
-			goto done;
-		}
-		memset(&rs, 0, sizeof(rs));
-		http_rpc(&rs, q->body, q->len, &reply);
-		if (reply == NULL)
-			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
-			    NULL, NULL, NULL, NULL);
-		else
-			res = http_send_reply(c, MHD_HTTP_BAD_REQUEST, reply,
-			    sse, NULL);
-		goto done;
-	}
-
-	if (modern) {
-		if (mv == NULL) {
-			res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
-			    HTTP_INVALID_PARAMS, "Invalid params: a 2026-07-28 "
-			    "request carries params._meta with "
-			    HTTP_META_VERSION " and " HTTP_META_CAPS, NULL,
-			    NULL);
-			goto done;
-		}
-		if (http_modern_headers(c, id, m, params, mv, &res) != 0)
-			goto done;
-		if (id == NULL) {
-			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
-			    NULL, NULL, NULL, NULL);
-			goto done;
-		}
-		caps = cJSON_GetObjectItemCaseSensitive(meta, HTTP_META_CAPS);
-		if (cJSON_IsString(mv) &&
-		    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
-		    !cJSON_IsObject(caps)) {
-			res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
-			    HTTP_INVALID_PARAMS, "Invalid params: _meta must "
-			    "carry " HTTP_META_CAPS " (an object) beside "
-			    HTTP_META_VERSION, NULL, NULL);
-			goto done;
-		}
-		if (cJSON_IsString(mv) &&
-		    strcmp(mv->valuestring, SRV_PROTO_MODERN) == 0 &&
-		    !HTTP_IN(m, http_modern_methods)) {
-			res = http_error(c, MHD_HTTP_NOT_FOUND, id,
-			    HTTP_METHOD_NOT_FOUND, "Method not found", NULL,
-			    NULL);
-			goto done;
-		}
-		memset(&rs, 0, sizeof(rs));
-		http_rpc(&rs, q->body, q->len, &reply);
-		if (reply == NULL) {
-			res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL,
-			    NULL, NULL, NULL, NULL);
-			goto done;
-		}
-		code = http_reply_code(reply, id);
-		res = http_send_reply(c, http_modern_status(code), reply, sse,
-		    NULL);
-		goto done;
-	}
-
-	/* Legacy: initialize opens a session; the rest need one. */
-	if (strcmp(m, "initialize") == 0 && id != NULL) {
-		memset(&rs, 0, sizeof(rs));
-		http_rpc(&rs, q->body, q->len, &reply);
-		if (reply == NULL || http_reply_code(reply, id) != 0) {
-			res = reply == NULL ? MHD_NO :
-			    http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
-			goto done;
-		}
-		if (hs_create(&rs, NULL, nsid) != 0) {
-			free(reply);
-			res = http_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
-			    HTTP_INVALID_REQUEST, "Service Unavailable: no "
-			    "session could be opened", NULL, NULL);
-			goto done;
-		}
-		srv_log(SRV_LOG_INFO, "HTTP session opened (%s)", rs.version);
-		res = http_send_reply(c, MHD_HTTP_OK, reply, sse, nsid);
-		goto done;
-	}
-	if (sid == NULL && strcmp(m, "server/discover") != 0) {
-		res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
-		    HTTP_INVALID_REQUEST, "Bad Request: an Mcp-Session-Id "
-		    "header is required (open a session with initialize, or "
-		    "send 2026-07-28 requests with params._meta)", NULL, NULL);
-		goto done;
-	}
-	memset(&rs, 0, sizeof(rs));
-	if (sid != NULL && !hs_get(sid, &rs)) {
-		res = http_error(c, MHD_HTTP_NOT_FOUND, id,
-		    HTTP_SESSION_NOT_FOUND, "Session not found", NULL, NULL);
-		goto done;
-	}
-	if (pv != NULL && !HTTP_IN(pv, http_legacy) &&
-	    strcmp(pv, SRV_PROTO_MODERN) != 0) {
-		res = http_error(c, MHD_HTTP_BAD_REQUEST, id,
-		    HTTP_INVALID_REQUEST, "Bad Request: unsupported "
-		    "MCP-Protocol-Version header", NULL, NULL);
-		goto done;
-	}
-	if (id == NULL) {
-		res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
-		    NULL, NULL);
-		goto done;
-	}
-	http_rpc(&rs, q->body, q->len, &reply);
-	if (reply == NULL)
-		res = http_send(c, MHD_HTTP_ACCEPTED, NULL, 0, NULL, NULL, NULL,
-		    NULL, NULL);
+	if (m == NULL)
+		res = http_post_nomethod(c, q, req, id, sse);
+	else if (modern)
+		res = http_post_modern(c, q, id, m, params, meta, mv, sse);
 	else
-		res = http_send_reply(c, MHD_HTTP_OK, reply, sse, NULL);
-done:
+		res = http_post_legacy(c, q, id, m, sid, pv, sse);
 	cJSON_Delete(req);
 	return res;
 }
@@ -1155,6 +1156,45 @@ http_route(const char *url)
 
 /* The request has arrived (or is refused before its body): a response
  * is queued next, and the request-time limit no longer runs. */
+/* Content-Length headers seen so far (http_cl_each). */
+struct http_cl {
+	const char	*first;
+	int		 differ;
+};
+
+static enum MHD_Result
+http_cl_each(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct http_cl *cl = cls;
+
+	(void)kind;
+	if (key == NULL || strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (value == NULL)
+		value = "";
+	if (cl->first == NULL)
+		cl->first = value;
+	else if (strcmp(cl->first, value) != 0)
+		cl->differ = 1;
+	return MHD_YES;
+}
+
+/*
+ * 1 when the request carries Content-Length headers that disagree: RFC
+ * 9112 6.3 makes that an unrecoverable framing error (400, and the
+ * connection closed, since where the body ends is unknown).  Headers
+ * that repeat one value are taken as one.
+ */
+static int
+http_cl_conflict(struct MHD_Connection *c)
+{
+	struct http_cl cl = { NULL, 0 };
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, http_cl_each, &cl);
+	return cl.differ;
+}
+
 static void
 http_answering(struct MHD_Connection *c, struct http_req *q)
 {
@@ -1186,6 +1226,13 @@ http_handler(void *cls, struct MHD_Connection *c, const char *url,
 		if (done) {
 			http_answering(c, q);
 			return rc;
+		}
+		if (http_cl_conflict(c)) {
+			http_answering(c, q);
+			return http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
+			    HTTP_INVALID_REQUEST, "Bad Request: Content-Length "
+			    "headers that differ", MHD_HTTP_HEADER_CONNECTION,
+			    "close");
 		}
 		if (route == HTTP_R_NONE) {
 			http_answering(c, q);

@@ -128,30 +128,152 @@ rpc_only_space(const char *p, const char *end)
 	return 1;
 }
 
+/* The offset of the first control byte of p[0..n) that JSON text may not
+ * hold raw (below 0x20, other than tab, LF and CR), or n.  cJSON skips
+ * every byte up to 0x20 as whitespace, a NUL included. */
+static size_t
+rpc_control_at(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 && p[i] != '\t' &&
+		    p[i] != '\n' && p[i] != '\r')
+			break;
+	return i;
+}
+
+/* 1 when p[0..n) is a number as JSON spells it (RFC 8259 6): cJSON also
+ * takes "01" and "1.". */
+static int
+rpc_json_number(const char *p, size_t n)
+{
+	size_t i = 0, d;
+
+	if (i < n && p[i] == '-')
+		i++;
+	if (i < n && p[i] == '0')
+		i++;
+	else {
+		for (d = i; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && p[i] == '.') {
+		for (d = ++i; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		for (d = i; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i == n;
+}
+
+/*
+ * A numeric id is echoed as the request spells it: cJSON keeps a double,
+ * which prints 1e999 as null and 12345678901234567890 rounded, and a
+ * reply the client cannot match to its request is no reply.  The id's
+ * node becomes a raw node holding its token.  0, or -1 with the reason
+ * in why[0..whylen) (the id cannot be echoed).
+ */
+static int
+rpc_keep_id(cJSON *req, const char *msg, size_t len, char *why,
+    size_t whylen)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id"), *raw;
+	const char *tok;
+	char text[DBP_MAX_ID_NUMBER + 1];
+	size_t n;
+
+	if (!cJSON_IsNumber(id))
+		return 0;
+	if (args_number_token(req, id, msg, len, &tok, &n) != 0) {
+		snprintf(why, whylen, "Invalid Request: the id's number "
+		    "could not be read back");
+		return -1;
+	}
+	if (n > DBP_MAX_ID_NUMBER) {
+		snprintf(why, whylen, "Invalid Request: a numeric id may "
+		    "take at most %d characters; this one takes %zu",
+		    DBP_MAX_ID_NUMBER, n);
+		return -1;
+	}
+	memcpy(text, tok, n);
+	text[n] = '\0';
+	if (!rpc_json_number(text, n)) {
+		snprintf(why, whylen, "Invalid Request: id %s is not a "
+		    "number as JSON spells it", text);
+		return -1;
+	}
+	if ((raw = cJSON_CreateRaw(text)) == NULL ||
+	    !cJSON_ReplaceItemInObjectCaseSensitive(req, "id", raw)) {
+		cJSON_Delete(raw);
+		snprintf(why, whylen, "Internal error: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+cJSON *
+rpc_parse(const char *msg, size_t len, int *code, char *why, size_t whylen)
+{
+	const char *end = NULL;
+	cJSON *req;
+	size_t at;
+
+	*code = RPC_PARSE_ERROR;
+	if (!rpc_utf8_ok((const unsigned char *)msg, len)) {
+		snprintf(why, whylen, "Parse error: the message is not valid "
+		    "UTF-8");
+		return NULL;
+	}
+	if ((at = rpc_control_at(msg, len)) < len) {
+		snprintf(why, whylen, "Parse error: byte 0x%02x at offset %zu "
+		    "may not appear in JSON text (only space, tab, CR and LF "
+		    "may stand between its tokens)", (unsigned char)msg[at],
+		    at);
+		return NULL;
+	}
+	req = cJSON_ParseWithLengthOpts(msg, len, &end, 0);
+	if (req == NULL || end == NULL || !rpc_only_space(end, msg + len)) {
+		cJSON_Delete(req);
+		snprintf(why, whylen, "Parse error: the message is not one "
+		    "JSON value");
+		return NULL;
+	}
+	args_spell_numbers(req, msg, len);
+	if (cJSON_IsObject(req) && rpc_keep_id(req, msg, len, why,
+	    whylen) != 0) {
+		cJSON_Delete(req);
+		*code = RPC_INVALID_REQUEST;
+		return NULL;
+	}
+	return req;
+}
+
 void
 rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
     size_t len, char **reply)
 {
 	cJSON *req, *id, *method, *params, *ver, *result = NULL, *data = NULL;
 	struct timespec t0 = { 0, 0 }, t1;
-	const char *end = NULL;
-	char *emsg = NULL;
+	char *emsg = NULL, why[RPC_WHY_MAX];
 	int code = 0;
 
 	*reply = NULL;
-	if (!rpc_utf8_ok((const unsigned char *)msg, len)) {
-		*reply = rpc_frame(NULL, NULL, RPC_PARSE_ERROR,
-		    "Parse error: the message is not valid UTF-8", NULL);
+	if ((req = rpc_parse(msg, len, &code, why, sizeof(why))) == NULL) {
+		*reply = rpc_frame(NULL, NULL, code, why, NULL);
 		return;
 	}
-	req = cJSON_ParseWithLengthOpts(msg, len, &end, 0);
-	if (req == NULL || end == NULL || !rpc_only_space(end, msg + len)) {
-		cJSON_Delete(req);
-		*reply = rpc_frame(NULL, NULL, RPC_PARSE_ERROR,
-		    "Parse error: the message is not one JSON value", NULL);
-		return;
-	}
-	args_spell_numbers(req, msg, len);
 	if (cJSON_IsArray(req)) {
 		*reply = rpc_frame(NULL, NULL, RPC_INVALID_REQUEST,
 		    "Invalid Request: batches are not supported; send one "
@@ -173,7 +295,7 @@ rpc_handle(struct srv *s, struct rpc_session *ss, const char *msg,
 		goto done;	/* a response: we never sent a request */
 	if (id == NULL && cJSON_IsString(method))
 		goto done;	/* a notification: never answered */
-	if (id != NULL && !cJSON_IsString(id) && !cJSON_IsNumber(id)) {
+	if (id != NULL && !cJSON_IsString(id) && !cJSON_IsRaw(id)) {
 		*reply = rpc_frame(NULL, NULL, RPC_INVALID_REQUEST,
 		    "Invalid Request: id must be a string or a number", NULL);
 		goto done;
@@ -286,20 +408,143 @@ rpc_take_signal(const sigset_t *waitmask, const sigset_t *block)
 	return rpc_stopping();
 }
 
+/* stdin as it is read: buf[0..len) holds what follows the last newline
+ * handled; discarding, that the line under way passed DBP_MAX_FRAME. */
+struct rpc_in {
+	int	 fd;
+	char	*buf;
+	size_t	 len, cap;
+	int	 discarding;
+};
+
+/* Make room to read into: no newline within the buffer grows it up to
+ * the bound, then drops the line and remembers to answer it.  0, or -1
+ * on OOM. */
+static int
+rpc_in_room(struct rpc_in *in)
+{
+	char *nb;
+	size_t ncap;
+
+	if (in->len < in->cap)
+		return 0;
+	if (in->cap >= (size_t)DBP_MAX_FRAME + 1) {
+		in->discarding = 1;
+		in->len = 0;
+		return 0;
+	}
+	ncap = in->cap * 2;
+	if (ncap > (size_t)DBP_MAX_FRAME + 1)
+		ncap = (size_t)DBP_MAX_FRAME + 1;
+	if ((nb = realloc(in->buf, ncap)) == NULL)
+		return -1;
+	in->buf = nb;
+	in->cap = ncap;
+	return 0;
+}
+
+/* Answer the line that passed DBP_MAX_FRAME. */
+static int
+rpc_too_long(int out)
+{
+	char m[128];
+
+	snprintf(m, sizeof(m), "Invalid Request: the line is longer than "
+	    "the %ld bytes a message may take", (long)DBP_MAX_FRAME);
+	return rpc_send(out, rpc_frame(NULL, NULL, RPC_INVALID_REQUEST, m,
+	    NULL));
+}
+
+/* Answer every complete line in the buffer and keep what follows the
+ * last.  Every line read is answered, a signal notwithstanding: it was
+ * in the pipe before the signal was taken.  0, or -1 when out failed. */
+static int
+rpc_in_lines(struct srv *s, struct rpc_session *ss, int out,
+    struct rpc_in *in)
+{
+	char *start = in->buf, *nl;
+	size_t used = 0, n;
+	int rc = 0;
+
+	while ((nl = memchr(start, '\n', in->len - used)) != NULL) {
+		n = (size_t)(nl - start);
+		if (in->discarding) {
+			in->discarding = 0;
+			rc = rpc_too_long(out);
+		} else
+			rc = rpc_line(s, ss, out, start, n);
+		if (rc != 0)
+			return -1;
+		used += n + 1;
+		start = nl + 1;
+	}
+	if (used > 0) {
+		memmove(in->buf, in->buf + used, in->len - used);
+		in->len -= used;
+	}
+	return 0;
+}
+
+/* At EOF an unterminated last line is still a message. */
+static int
+rpc_in_eof(struct srv *s, struct rpc_session *ss, int out, struct rpc_in *in)
+{
+	if (in->len > 0 && !in->discarding)
+		return rpc_line(s, ss, out, in->buf, in->len);
+	return 0;
+}
+
+/*
+ * After SIGTERM/SIGINT: answer the frames already in the pipe (spec 7.3,
+ * in-flight requests complete), then stop.  Bounded: what poll() shows
+ * readable at once, at most DBP_STDIO_DRAIN bytes; a frame still
+ * arriving is not waited for.  0, or -1 when out failed.
+ */
+static int
+rpc_drain(struct srv *s, struct rpc_session *ss, int out, struct rpc_in *in)
+{
+	struct pollfd pfd;
+	size_t got = 0;
+	ssize_t r;
+
+	pfd.fd = in->fd;
+	pfd.events = POLLIN;
+	while (got < (size_t)DBP_STDIO_DRAIN) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLIN | POLLHUP)))
+			break;
+		if (rpc_in_room(in) != 0)
+			return -1;
+		r = read(in->fd, in->buf + in->len, in->cap - in->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0)
+			return rpc_in_eof(s, ss, out, in);
+		in->len += (size_t)r;
+		got += (size_t)r;
+		if (rpc_in_lines(s, ss, out, in) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
-rpc_serve_stdio(struct srv *s, int in, int out)
+rpc_serve_stdio(struct srv *s, int in_fd, int out)
 {
 	struct rpc_session ss;
+	struct rpc_in in;
 	struct pollfd pfd;
 	sigset_t block, waitmask;
-	char *buf, *nl, *start;
-	size_t len = 0, cap, used;
 	ssize_t r;
-	int discarding = 0, rc = 0;
+	int rc = 0;
 
 	memset(&ss, 0, sizeof(ss));
-	cap = RPC_READ_CHUNK;
-	if ((buf = malloc(cap)) == NULL)
+	memset(&in, 0, sizeof(in));
+	in.fd = in_fd;
+	in.cap = RPC_READ_CHUNK;
+	if ((in.buf = malloc(in.cap)) == NULL)
 		return -1;
 	/*
 	 * SIGTERM and SIGINT stay blocked except inside ppoll(), which
@@ -313,28 +558,16 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
-	pfd.fd = in;
+	pfd.fd = in_fd;
 	pfd.events = POLLIN;
-	while (!rpc_stopping()) {
-		if (len == cap) {
-			/* No newline within the buffer: grow up to the bound,
-			 * then drop the line and remember to answer it. */
-			if (cap < (size_t)DBP_MAX_FRAME + 1) {
-				char *nb;
-				size_t ncap = cap * 2;
-
-				if (ncap > (size_t)DBP_MAX_FRAME + 1)
-					ncap = (size_t)DBP_MAX_FRAME + 1;
-				if ((nb = realloc(buf, ncap)) == NULL) {
-					rc = -1;
-					break;
-				}
-				buf = nb;
-				cap = ncap;
-			} else {
-				discarding = 1;
-				len = 0;
-			}
+	for (;;) {
+		if (rpc_take_signal(&waitmask, &block)) {
+			rc = rpc_drain(s, &ss, out, &in);
+			break;
+		}
+		if (rpc_in_room(&in) != 0) {
+			rc = -1;
+			break;
 		}
 		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
@@ -343,7 +576,7 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 			    strerror(errno));
 			break;
 		}
-		r = read(in, buf + len, cap - len);
+		r = read(in_fd, in.buf + in.len, in.cap - in.len);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -352,44 +585,14 @@ rpc_serve_stdio(struct srv *s, int in, int out)
 			break;
 		}
 		if (r == 0) {
-			/* EOF: an unterminated last line is still a message. */
-			if (len > 0 && !discarding)
-				rc = rpc_line(s, &ss, out, buf, len);
+			rc = rpc_in_eof(s, &ss, out, &in);
 			break;
 		}
-		len += (size_t)r;
-		start = buf;
-		used = 0;
-		/* Once SIGTERM/SIGINT arrived, lines already read but not
-		 * begun are not accepted. */
-		while (!rpc_take_signal(&waitmask, &block) &&
-		    (nl = memchr(start, '\n', len - used)) != NULL) {
-			size_t n = (size_t)(nl - start);
-
-			if (discarding) {
-				char m[128];
-
-				discarding = 0;
-				snprintf(m, sizeof(m), "Invalid Request: the "
-				    "line is longer than the %ld bytes a "
-				    "message may take", (long)DBP_MAX_FRAME);
-				if (rpc_send(out, rpc_frame(NULL, NULL,
-				    RPC_INVALID_REQUEST, m, NULL)) != 0)
-					rc = -1;
-			} else if (rpc_line(s, &ss, out, start, n) != 0)
-				rc = -1;
-			if (rc != 0)
-				goto out;
-			used += n + 1;
-			start = nl + 1;
-		}
-		if (used > 0) {
-			memmove(buf, buf + used, len - used);
-			len -= used;
-		}
+		in.len += (size_t)r;
+		if ((rc = rpc_in_lines(s, &ss, out, &in)) != 0)
+			break;
 	}
-out:
 	sigprocmask(SIG_UNBLOCK, &block, NULL);
-	free(buf);
+	free(in.buf);
 	return rc;
 }

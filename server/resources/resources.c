@@ -960,7 +960,7 @@ res_read(struct srv *s, const char *uri, cJSON **result, int *code,
 	memset(&b, 0, sizeof(b));
 	if (res_body(s, &u, &b, code, detail) == -1)
 		goto out;
-	if (res_pages(b.text, b.len, DBP_PAGE_CHARS, &offs, &npages) == -1) {
+	if (res_pages(b.text, b.len, DBP_PAGE_TEXT_CHARS, &offs, &npages) == -1) {
 		res_fail(code, detail, RES_INTERNAL, "out of memory");
 		goto out;
 	}

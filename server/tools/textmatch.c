@@ -16,7 +16,6 @@
 #include <wctype.h>
 
 #include "answer.h"
-#include "compile/ix.h"		/* ix_fold: the indexer's own normalization key */
 
 static pthread_once_t	 tm_loc_once = PTHREAD_ONCE_INIT;
 static locale_t		 tm_loc = (locale_t)0;
@@ -58,7 +57,7 @@ tm_enc(uint32_t c, char *o)
 char *
 tm_fold(const char *s)
 {
-	return ix_fold(s);
+	return dbp_fold(s);
 }
 
 /* The folds of Unicode's CaseFolding.txt (status C and F) that differ
@@ -150,7 +149,7 @@ tm_casefold(const char *s)
 char *
 tm_collapse(const char *s)
 {
-	return ix_collapse(s);
+	return dbp_collapse(s);
 }
 
 /* Python's \w for one code point: alphanumeric or underscore. */

@@ -538,32 +538,19 @@ rv_add_ords(sqlite3_stmt *q, int **ords, size_t *no, size_t *capo)
 	return rc == SQLITE_DONE ? 0 : -2;
 }
 
-/*
- * definition: the column's per-value notes (str(value) -> note, the last
- * of a repeated value winning, blanks dropped, as upstream builds its
- * dict) whose folded note names the phrase or is named by it; then the
- * listed entries of those values, in list order.  The list is read only
- * when a note matches.
- */
+/* Read the column's non-blank per-value notes, in file order, into *vnp. */
 static int
-rv_definition(struct rv *r, cJSON *arr)
+rv_read_vnotes(struct rv *r, struct rv_vnote **vnp, size_t *nvp)
 {
 	static const char sql_notes[] = "SELECT text, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
-	static const char sql_val[] = RV_BY_FOLD("SELECT ord FROM "
-	    "column_values", "AND text = ?3");
-	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
-	    "column_id = ?1 AND text IS NULL";
-	sqlite3_stmt *ns = NULL, *vs = NULL, *zs = NULL, *os = NULL;
+	sqlite3_stmt *ns = NULL;
 	struct rv_vnote *vn = NULL, *t;
-	char *nf, *kf;
-	int *ords = NULL, rc, res = -1, hit;
-	size_t nv = 0, capv = 0, no = 0, capo = 0, i;
-	sqlite3 *db = r->c->conn->db;
+	size_t nv = 0, capv = 0;
+	int rc, res = -1;
 
-	if (r->fold[0] == '\0')
-		return 0;
-	if (sqlite3_prepare_v2(db, sql_notes, -1, &ns, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_notes, -1, &ns, NULL) !=
+	    SQLITE_OK)
 		goto dberr;
 	sqlite3_bind_text(ns, 1, r->table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(ns, 2, r->column, -1, SQLITE_STATIC);
@@ -589,6 +576,45 @@ rv_definition(struct rv *r, cJSON *arr)
 	}
 	if (rc != SQLITE_DONE)
 		goto dberr;
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+	goto out;
+oom:
+	call_fail(r->c, "out of memory");
+out:
+	*vnp = vn;
+	*nvp = nv;
+	sqlite3_finalize(ns);
+	return res;
+}
+
+/*
+ * definition: the column's per-value notes (str(value) -> note, the last
+ * of a repeated value winning, blanks dropped, as upstream builds its
+ * dict) whose folded note names the phrase or is named by it; then the
+ * listed entries of those values, in list order.  The list is read only
+ * when a note matches.
+ */
+static int
+rv_definition(struct rv *r, cJSON *arr)
+{
+	static const char sql_val[] = RV_BY_FOLD("SELECT ord FROM "
+	    "column_values", "AND text = ?3");
+	static const char sql_null[] = "SELECT ord FROM column_values WHERE "
+	    "column_id = ?1 AND text IS NULL";
+	sqlite3_stmt *vs = NULL, *zs = NULL, *os = NULL;
+	struct rv_vnote *vn = NULL;
+	char *nf, *kf;
+	int *ords = NULL, rc, res = -1, hit;
+	size_t nv = 0, no = 0, capo = 0, i;
+	sqlite3 *db = r->c->conn->db;
+
+	if (r->fold[0] == '\0')
+		return 0;
+	if (rv_read_vnotes(r, &vn, &nv) == -1)
+		goto out;
 	if (nv > 1)
 		qsort(vn, nv, sizeof(*vn), rv_cmp_vnote);
 	for (i = 0; i < nv; i++) {
@@ -653,7 +679,6 @@ out:
 	}
 	free(vn);
 	free(ords);
-	sqlite3_finalize(ns);
 	sqlite3_finalize(vs);
 	sqlite3_finalize(zs);
 	sqlite3_finalize(os);
@@ -782,6 +807,47 @@ rv_post_add(struct rv_post *pp, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* Count into pp the posting list of each of the text's trigrams. */
+static int
+rv_post_read(struct rv *r, const struct tm_trigrams *q, struct rv_post *pp)
+{
+	static const char sql_post[] = "SELECT postings FROM value_trigrams "
+	    "WHERE column_id = ?1 AND trigram = ?2";
+	sqlite3_stmt *st = NULL;
+	const unsigned char *blob;
+	size_t i;
+	char tri[13];
+	int rc, res = -1;
+
+	if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto dberr;
+	for (i = 0; i < q->n; i++) {
+		tm_trigram_text(q->v[i], tri);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->col.id);
+		sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_DONE)
+			continue;
+		if (rc != SQLITE_ROW)
+			goto dberr;
+		blob = sqlite3_column_blob(st, 0);
+		if (blob != NULL && rv_post_add(pp, blob,
+		    (size_t)sqlite3_column_bytes(st, 0)) == -1) {
+			call_fail(r->c, "index read failed: a malformed "
+			    "value_trigrams row for trigram '%s'", tri);
+			goto out;
+		}
+	}
+	res = 0;
+	goto out;
+dberr:
+	rv_dberr(r);
+out:
+	sqlite3_finalize(st);
+	return res;
+}
+
 /*
  * nearest over a long list: every value holding one of the text's
  * trigrams is met in their posting lists, which carry each value's own
@@ -796,15 +862,10 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
     sqlite3_int64 maxord, sqlite3_stmt **os, struct rv_near *top,
     size_t *ntop)
 {
-	static const char sql_post[] = "SELECT postings FROM value_trigrams "
-	    "WHERE column_id = ?1 AND trigram = ?2";
 	struct rv_post pp;
 	struct rv_near *cand = NULL;
-	sqlite3_stmt *st = NULL;
-	const unsigned char *blob;
 	size_t i, nc = 0, m, k;
-	char tri[13];
-	int rc, res = -1;
+	int res = -1;
 
 	memset(&pp, 0, sizeof(pp));
 	if (maxord < 0 || maxord >= (sqlite3_int64)UINT32_MAX / 2)
@@ -813,26 +874,8 @@ rv_nearest_long(struct rv *r, const struct tm_trigrams *q,
 	if ((pp.slot = calloc(pp.nord, sizeof(*pp.slot))) == NULL ||
 	    (pp.acc = malloc(pp.nord * sizeof(*pp.acc))) == NULL)
 		goto oom;
-	if (sqlite3_prepare_v2(r->c->conn->db, sql_post, -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto dberr;
-	for (i = 0; i < q->n; i++) {
-		tm_trigram_text(q->v[i], tri);
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->col.id);
-		sqlite3_bind_text(st, 2, tri, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_DONE)
-			continue;
-		if (rc != SQLITE_ROW)
-			goto dberr;
-		blob = sqlite3_column_blob(st, 0);
-		if (blob != NULL && rv_post_add(&pp, blob,
-		    (size_t)sqlite3_column_bytes(st, 0)) == -1) {
-			call_fail(r->c, "index read failed: a malformed "
-			    "value_trigrams row for trigram '%s'", tri);
-			goto out;
-		}
-	}
+	if (rv_post_read(r, q, &pp) == -1)
+		goto out;
 	/* Exact scores; those below the floor are out. */
 	if (pp.nacc > 0 && (cand = malloc(pp.nacc * sizeof(*cand))) == NULL)
 		goto oom;
@@ -891,7 +934,6 @@ out:
 	free(cand);
 	free(pp.slot);
 	free(pp.acc);
-	sqlite3_finalize(st);
 	return res;
 }
 

@@ -5,15 +5,19 @@
 # the incremental counts (unchanged / rehashed / re-parsed).
 . "$SRCDIR/tests/lib.sh"
 
-USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json] [--quiet] [CONNECTION ...]'
+USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json] [--quiet] [--strict] [CONNECTION ...]'
 
 # --- usage and configuration errors ---------------------------------
 $VG "$INDEX" --bogus >"$T/out" 2>"$T/err"
 check_eq "unknown option exits 1" 1 $?
 check_eq "unknown option prints the usage line" "$USAGE" "$(tail -1 "$T/err")"
+$VG "$INDEX" --help >"$T/out" 2>"$T/err"
+check_eq "--help exits 0" 0 $?
+check_eq "--help prints the usage line on stdout, nothing on stderr" \
+    "$USAGE|" "$(cat "$T/out")|$(cat "$T/err")"
 check "the usage line is the man page SYNOPSIS" sh -c '
 	m=$(sed -n "/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p" "$1" | tr "\n" " ")
-	for o in project index full json quiet; do
+	for o in project index full json quiet strict; do
 		case "$m" in *"Fl -$o"*) ;; *) echo "missing --$o"; exit 1 ;; esac
 	done
 	case "$m" in *"Ar CONNECTION ..."*) ;; *) exit 1 ;; esac' sh \
@@ -128,3 +132,15 @@ check_eq "main has no errors, other has its broken cases" "0 yes" \
 $VG "$INDEX" --project "$T/rich" --json other >"$T/j9" 2>/dev/null
 check_eq "one named connection of several: an object" object \
     "$(jq -r type "$T/j9")"
+
+# --- --strict: a print file's error fails the run (exit 3) ----------------
+cp -R "$FIX/demo" "$T/strict"
+printf 'columns: [broken\n' \
+    >"$T/strict/prints/demo/bookshop/store/book/statistics.yaml"
+$VG "$INDEX" --quiet --project "$T/strict" --index "$T/strict.sqlite" 2>/dev/null
+check_eq "a print file's error: exit 0 without --strict" 0 $?
+$VG "$INDEX" --quiet --strict --project "$T/strict" --index "$T/strict.sqlite" \
+    2>/dev/null
+check_eq "a print file's error: exit 3 with --strict" 3 $?
+$VG "$INDEX" --quiet --strict --project "$FIX/demo" --index "$T/strict2.sqlite"
+check_eq "a clean print with --strict: exit 0" 0 $?

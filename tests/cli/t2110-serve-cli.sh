@@ -201,6 +201,19 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 check_eq "SIGTERM right after a reply, 8 times: never missed" "" "$bad"
 
+# --- drop-in flags of `dbprint serve` (upstream-mcp.md 1.1) -------------------
+out=$($VG "$SERVE" --no-read-only --transport http </dev/null 2>&1); rc=$?
+check_eq "--no-read-only: exit 1, before any other check" \
+    "1 Only --read-only is supported." "$rc $out"
+out=$($VG "$SERVE" --read-only --no-read-only </dev/null 2>&1); rc=$?
+check_eq "the last of --read-only/--no-read-only wins" \
+    "1 Only --read-only is supported." "$rc $out"
+a=$($VG "$SERVE" --project "$P" --call list_tables 2>&1)
+b=$($VG "$SERVE" --no-read-only --read-only --project "$P" --call list_tables 2>&1)
+check_eq "--read-only is accepted and changes nothing" "$a" "$b"
+check_eq "-V prints the version as --version does" \
+    "$($VG "$SERVE" --version)" "$($VG "$SERVE" -V)"
+
 # --- the manual --------------------------------------------------------------
 usage=$($VG "$SERVE" --help 2>&1)
 syn=$(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$SRCDIR/man/dbprint-serve.1" |
@@ -210,5 +223,5 @@ for o in $syn; do
 	case "$usage" in *"[$o "*|*"[$o]"*) ;; *) miss="$miss $o" ;; esac
 done
 check_eq "usage() names every option of the manual's SYNOPSIS" "" "$miss"
-check_eq "the manual's SYNOPSIS has the nine options" 9 \
+check_eq "the manual's SYNOPSIS has the ten options" 10 \
     "$(printf '%s' "$syn" | wc -w | tr -d ' ')"

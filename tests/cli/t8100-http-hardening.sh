@@ -53,6 +53,23 @@ raw=$(printf 'POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\nContent-Le
     timeout 5 curl -s --max-time 5 "telnet://127.0.0.1:$PORT" 2>/dev/null | head -1)
 check_contains "HTTP/1.0 without any Host -> 421" " 421 " "$raw"
 
+# --- Content-Length (RFC 9112 6.3) ---------------------------------------
+# raw_cl CL1 CL2: the status line of an initialize sent with two
+# Content-Length headers.
+raw_cl() {
+	printf 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' \
+	    "$PORT" "$1" "$2" "$INIT" |
+	    timeout 5 curl -s --max-time 5 "telnet://127.0.0.1:$PORT" \
+	    2>/dev/null | head -1 | tr -d '\r'
+}
+n=$(printf '%s' "$INIT" | wc -c | tr -d ' ')
+check_eq "two Content-Length headers that differ -> 400" \
+    "HTTP/1.1 400 Bad Request" "$(raw_cl "$n" $((n - 1)))"
+check_eq "two equal Content-Length headers are one -> 200" \
+    "HTTP/1.1 200 OK" "$(raw_cl "$n" "$n")"
+post "$INIT"
+check_eq "the server answers after a refused Content-Length" 200 "$code"
+
 # --- Origin ---------------------------------------------------------------
 post "$INIT" -H "Origin: http://evil.example.com"
 check_eq "a foreign Origin -> 403" 403 "$code"

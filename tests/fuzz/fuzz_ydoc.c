@@ -3,7 +3,7 @@
  * bytes, then every printer of the tree it returns: dbp_json_dump in both
  * spellings, dbp_pyrepr, and dbp_yaml_dump, whose text must load back to
  * the same JSON (the emitter and the loader agree); and the indexer's
- * arena loader (ix_ydoc_parse_arena), which must give the same tree or
+ * arena loader (dbp_ydoc_parse_arena), which must give the same tree or
  * the same refusal.
  */
 #include <stdio.h>
@@ -19,14 +19,14 @@ static void
 arena_agrees(const uint8_t *data, size_t size, const char *json,
     const char *msg)
 {
-	struct ix_arena a;
+	struct dbp_arena a;
 	struct dbp_diag d;
 	cJSON *doc;
 	char *j;
 
 	memset(&a, 0, sizeof(a));
 	d.msg[0] = '\0';
-	doc = ix_ydoc_parse_arena((const char *)data, size, &a, &d);
+	doc = dbp_ydoc_parse_arena((const char *)data, size, &a, &d);
 	if (doc == NULL) {
 		if (a.chunks != NULL || (json != NULL && msg == NULL) ||
 		    (msg != NULL && strcmp(msg, d.msg) != 0)) {
@@ -44,7 +44,7 @@ arena_agrees(const uint8_t *data, size_t size, const char *json,
 	}
 	free(j);
 	if (a.chunks != NULL)
-		ix_arena_free(&a);
+		dbp_arena_free(&a);
 	else
 		cJSON_Delete(doc);
 }

@@ -1082,7 +1082,7 @@ test_schema_version(void **state)
 static void
 check_fold(const char *in, const char *want)
 {
-	char *got = ix_fold(in);
+	char *got = dbp_fold(in);
 
 	assert_non_null(got);
 	assert_string_equal(got, want);
@@ -1106,7 +1106,7 @@ test_fold(void **state)
 	check_fold("\xc4\xb0", "i\xcc\x87");	/* U+0130 -> i + U+0307 */
 	check_fold("bad \xff byte", "bad \xff byte");
 	check_fold("   ", "");
-	s = ix_collapse("  a \t b\n\nc  ");
+	s = dbp_collapse("  a \t b\n\nc  ");
 	assert_string_equal(s, "a b c");
 	free(s);
 	s = ix_relnorm("a/./b//c/../d", &esc);

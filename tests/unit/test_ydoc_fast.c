@@ -1,8 +1,8 @@
 /*
  * test_ydoc_fast.c - the YAML loader's one-pass path against its exact
  * two-pass path (indexer/text/ydoc.c): for every input, dbp_ydoc_parse,
- * ix_ydoc_parse_arena (the one-pass tree in an arena, what the indexer
- * uses) and ix_ydoc_parse_exact give the same tree (compared as compact
+ * dbp_ydoc_parse_arena (the one-pass tree in an arena, what the indexer
+ * uses) and dbp_ydoc_parse_exact give the same tree (compared as compact
  * JSON, key order and number spellings included) or the same message.  Inputs: the
  * cases below (each feature that makes the one-pass path give up, each
  * duplicate-key regime, the depth bound), every file of fixtures/ (the bad-input
@@ -29,10 +29,10 @@
 static int arenas;	/* trees freed by their arena */
 
 /* What a loader gave: v's compact JSON, or "ERROR: " and d's message;
- * malloc'd.  v is freed as ix_ydoc_parse_arena's contract says: by arena
+ * malloc'd.  v is freed as dbp_ydoc_parse_arena's contract says: by arena
  * a when it holds chunks, else by cJSON_Delete. */
 static char *
-outcome_of(cJSON *v, const struct dbp_diag *d, struct ix_arena *a)
+outcome_of(cJSON *v, const struct dbp_diag *d, struct dbp_arena *a)
 {
 	char *out;
 
@@ -48,7 +48,7 @@ outcome_of(cJSON *v, const struct dbp_diag *d, struct ix_arena *a)
 	assert_non_null(out);
 	if (a != NULL && a->chunks != NULL) {
 		arenas++;
-		ix_arena_free(a);
+		dbp_arena_free(a);
 	} else
 		cJSON_Delete(v);
 	return out;
@@ -67,17 +67,17 @@ outcome(cJSON *(*load)(const char *, size_t, struct dbp_diag *),
 	return outcome_of(v, &d, NULL);
 }
 
-/* The outcome of ix_ydoc_parse_arena. */
+/* The outcome of dbp_ydoc_parse_arena. */
 static char *
 outcome_arena(const char *buf, size_t len)
 {
-	struct ix_arena a;
+	struct dbp_arena a;
 	struct dbp_diag d;
 	cJSON *v;
 
 	memset(&a, 0, sizeof(a));
 	d.msg[0] = '\0';
-	v = ix_ydoc_parse_arena(buf, len, &a, &d);
+	v = dbp_ydoc_parse_arena(buf, len, &a, &d);
 	return outcome_of(v, &d, &a);
 }
 
@@ -90,7 +90,7 @@ same(const char *name, const char *buf, size_t len)
 	char *fast, *exact, *arena;
 
 	fast = outcome(dbp_ydoc_parse, buf, len);
-	exact = outcome(ix_ydoc_parse_exact, buf, len);
+	exact = outcome(dbp_ydoc_parse_exact, buf, len);
 	arena = outcome_arena(buf, len);
 	compared++;
 	if (strcmp(fast, exact) != 0) {
@@ -286,7 +286,7 @@ test_float_digits(void **state)
 			x = strtod(t, NULL);
 		}
 		dbp_float_repr(x, a);
-		ix_float_repr_slow(x, b);
+		dbp_float_repr_slow(x, b);
 		if (strcmp(a, b) != 0 && bad++ < 10)
 			print_error("%.17g: %s, bisection %s\n", x, a, b);
 	}
@@ -335,7 +335,7 @@ test_float_text(void **state)
 		if (cJSON_IsNumber(v) && strchr(t, '.') != NULL &&
 		    !isinf(v->valuedouble) && !isnan(v->valuedouble)) {
 			n++;
-			ix_float_repr_slow(v->valuedouble, a);
+			dbp_float_repr_slow(v->valuedouble, a);
 			if (strcmp(dbp_num_text(v), a) != 0 && bad++ < 10)
 				print_error("%s: %s, bisection %s\n", t,
 				    dbp_num_text(v), a);
