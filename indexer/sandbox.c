@@ -434,8 +434,10 @@ static const unsigned long sbx_ioctls[] = {
 	0x5451,		/* FIOCLEX */
 };
 
+#ifndef SBX_SANITIZER
 /* The prctl options allowed: thread names. */
 static const int sbx_prctls[] = { PR_SET_NAME, PR_GET_NAME };
+#endif
 
 /* Add one rule per name of list with action act (names this system does
  * not have are skipped).  0 or -1. */
