@@ -2,14 +2,26 @@
 #
 #   make            build both programs into build/
 #   make check      unit, golden and integration tests under ASan+UBSan
+#   make PORTABLE=1 the POSIX paths only (indexer/platform.c): no inotify,
+#                   no TCP_INFO; `make check PORTABLE=1` tests them in
+#                   build/asan-portable
 #   make check-valgrind   the same suite, built without sanitizers, under valgrind
 #   make demo       index the bundled demo print and ask it three questions
 #   make bench      the speed and memory figures of the issues
 #   make install    PREFIX=/usr/local DESTDIR= : binaries and man pages
 #   make deps       install the Debian packages the build needs (as root)
+#   make test-deps  ... and those the tests need (make check runs it)
+#   make dist       build/dbprint-VERSION.tar.gz, from git
 #
-# Every target that compiles runs `make deps` first, so a fresh Debian
-# machine needs nothing but this file's prerequisites: a compiler and make.
+# Every target that compiles runs `make deps` first (the tests' targets
+# `make test-deps`), so a fresh Debian machine needs nothing but this
+# file's prerequisites: a compiler and make.  Elsewhere tests/deps.sh
+# checks nothing: install the packages by hand.  CPPFLAGS,
+# CFLAGS and LDFLAGS from the environment are honoured (dpkg-buildflags).
+
+# The version lives in one place, DBP_VERSION in indexer/dbprint.h; the
+# man pages and the tarball take it from there.
+VERSION	:= $(shell sed -n 's/.*define DBP_VERSION[^"]*"\([^"]*\)".*/\1/p' indexer/dbprint.h)
 
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
@@ -17,7 +29,10 @@ MANDIR	?= $(PREFIX)/share/man
 DESTDIR	?=
 
 CC	?= cc
-PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash libseccomp
+# libseccomp builds the sandbox's filter (indexer/sandbox.c): Linux only,
+# and not in the portable build, which compiles the sandbox out.
+PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash \
+	   $(if $(PORTABLE),,$(if $(filter Linux,$(shell uname -s)),libseccomp))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HTTP_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
@@ -27,13 +42,13 @@ TEST_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 WARN	 = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-BASE_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -Iindexer -Iserver -I$(B) $(PKG_CFLAGS) $(HTTP_CFLAGS)
+BASE_CFLAGS = -std=c11 $(if $(PORTABLE),-DDBP_PORTABLE) $(WARN) -Iindexer -Iserver -I$(B) $(PKG_CFLAGS) $(HTTP_CFLAGS)
 OPT	?= -O2 -g
 SAN	 = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # B is the build directory; `make check` builds a second tree with sanitizers.
 B	?= build
-CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(HTTP_LIBS) -lpthread -lm
 
 # Sources sit one folder deep at most (README, "Architecture tour").
@@ -46,15 +61,30 @@ UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
-.PHONY: all deps check check-valgrind demo bench install clean fuzz lint tests-build
+.PHONY: all deps test-deps check check-valgrind demo bench install clean \
+	fuzz lint tests-build programs man dist version
 
 all: deps
 	@$(MAKE) --no-print-directory programs
 
-programs: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print
+programs: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print man
 
 deps:
 	@sh tests/deps.sh
+
+test-deps:
+	@sh tests/deps.sh --test
+
+version:
+	@echo $(VERSION)
+
+# The man pages as installed: .Os names the package and its version.
+MAN_PAGES = dbprint-index.1 dbprint-serve.1 dbprint-index.5
+man: $(MAN_PAGES:%=$(B)/man/%)
+
+$(B)/man/%: man/% indexer/dbprint.h
+	@mkdir -p $(dir $@)
+	sed 's/^\.Os$$/.Os dbprint $(VERSION)/' man/$* > $@
 
 $(B)/%.o: %.c $(HDRS) | $(B)/gen/schema.c
 	@mkdir -p $(dir $@)
@@ -76,10 +106,10 @@ $(B)/libdbprint.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/dbprint-index: $(B)/indexer/main.o $(B)/libdbprint.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/dbprint-serve: $(SRV_OBJ) $(B)/libdbprint.a
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Unit tests link the library and every server object but server/main.o.
 $(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
@@ -90,17 +120,19 @@ $(B)/tests/%: tests/unit/%.c $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$
 # The synthetic print generator: libc only, for tests and make bench.
 $(B)/gen-print: fixtures/gen-print.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
+	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN)
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN) man
 
-# The test suite runs against a sanitizer build in build/asan.
-check: deps
-	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g $(SAN)" tests-build
-	@BUILD=build/asan sh tests/run
+# The test suite runs against a sanitizer build in build/asan (with
+# PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).
+CHECK_B	= build/asan$(if $(PORTABLE),-portable)
+check: test-deps
+	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
+	@BUILD=$(CHECK_B) DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
 
 # The valgrind tree keeps only no_new_privs of the sandbox (sandbox.c).
-check-valgrind: deps
+check-valgrind: test-deps
 	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g -DDBP_SANDBOX_VALGRIND" tests-build
 	@BUILD=build/vg VALGRIND=1 sh tests/run
 
@@ -108,16 +140,24 @@ demo: all
 	@sh tests/demo.sh
 
 bench: all
+	@sh tests/deps.sh --test
 	@sh tests/bench.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(B)/dbprint-index $(B)/dbprint-serve $(DESTDIR)$(BINDIR)
-	install -m 644 man/dbprint-index.1 man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
-	install -m 644 man/dbprint-index.5 $(DESTDIR)$(MANDIR)/man5
+	install -m 644 $(B)/man/dbprint-index.1 $(B)/man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(B)/man/dbprint-index.5 $(DESTDIR)$(MANDIR)/man5
 
 lint:
 	@if command -v mandoc >/dev/null; then mandoc -Tlint -Wwarning man/*.[15]; else echo "mandoc not installed; skipped"; fi
+
+# The release tarball: the committed tree (HEAD) under dbprint-VERSION/.
+dist:
+	@mkdir -p build
+	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
+	    -o build/dbprint-$(VERSION).tar.gz HEAD
+	@echo "dist: build/dbprint-$(VERSION).tar.gz"
 
 clean:
 	rm -rf build

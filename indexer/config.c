@@ -5,6 +5,8 @@
  * rules.  The rules and messages follow research/upstream-mcp.md 1.2; keys
  * this program does not use are not validated.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -490,6 +492,7 @@ dbp_project_release(struct dbp_project *p)
 	free(p->conns);
 	free(p->config_path);
 	free(p->root);
+	free(p->index_dir);
 	cJSON_Delete(p->raw);
 	memset(p, 0, sizeof(*p));
 }
@@ -511,6 +514,10 @@ dbp_index_path(const struct dbp_project *p, const char *conn)
 	struct dbp_buf b;
 
 	dbp_buf_init(&b, DBP_MAX_PATH);
+	if (p->index_dir != NULL) {
+		dbp_buf_addf(&b, "%s/%s.sqlite", p->index_dir, conn);
+		return dbp_buf_take(&b);
+	}
 	dbp_buf_addf(&b, "%s%s.dbprint/index/%s.sqlite", p->root,
 	    strcmp(p->root, "/") == 0 ? "" : "/", conn);
 	return dbp_buf_take(&b);

@@ -176,6 +176,24 @@
  * read usually drains what a dbprint generate run queued. */
 #define DBP_WATCH_READ		(256 * (16 + 256))
 
+/* A print served from its repository (indexer/remote/).  Seconds one git
+ * command may run before it is killed (upstream's limit); seconds between
+ * two refreshes of a clone, which DBPRINT_GIT_REFRESH_S may set from 0 to
+ * DBP_GIT_REFRESH_MAX_S (tests and operations); the fewest seconds the
+ * background refresher sleeps between two attempts, whatever the knob;
+ * bytes of git's own output kept to quote in an error; the longest
+ * address --project accepts. */
+#define DBP_GIT_TIMEOUT_S	120
+#define DBP_GIT_REFRESH_S	900
+#define DBP_GIT_REFRESH_MAX_S	(7 * 24 * 3600)
+#define DBP_GIT_REFRESH_MIN_WAIT_S	1
+#define DBP_GIT_OUTPUT_MAX	4096
+#define DBP_GIT_MAX_ADDRESS	2048
+
+/* --help (dbp_usage): the width of the option column, room for
+ * "--transport stdio|http" with a line's description within 80 columns. */
+#define DBP_HELP_OPT_WIDTH	22
+
 /* The sandbox's one log line (indexer/sandbox.c): what is on, what is
  * off and why. */
 #define DBP_SANDBOX_LINE	256

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -42,6 +43,20 @@ int	dbp_fail(struct dbp_diag *d, const char *fmt, ...)
 
 /* Log to stderr, prefixed with the program name.  Never stdout. */
 void	dbp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line of a program's --help: the option as its man page spells it,
+ * and what it does in a few words. */
+struct dbp_opt_help {
+	const char	*opt;
+	const char	*what;
+};
+
+/* Print a program's usage to f, both programs the same way: the synopsis
+ * (its man page's SYNOPSIS, wrapped), then, when opts is not NULL, one
+ * line per option and a pointer to the man page `page` (e.g.
+ * "dbprint-serve(1)"). */
+void	dbp_usage(FILE *f, const char *synopsis,
+	    const struct dbp_opt_help *opts, size_t nopts, const char *page);
 
 /* Allocation that aborts on out-of-memory only in the command-line front
  * ends; the library itself checks every allocation and reports it. */
@@ -194,6 +209,9 @@ cJSON	*dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d);
  * float repr in JSON ("0.5", "1e-05", "Infinity", "NaN").  The fallback
  * text lives in a thread-local buffer valid until the next call. */
 const char *dbp_num_text(const cJSON *n);
+/* Python's str() (== repr()) of a number node: dbp_num_text, but "inf",
+ * "-inf" and "nan" for the non-finite. */
+const char *dbp_num_pystr(const cJSON *n);
 
 /* Python's repr() of a float into out: shortest round-trip digits, "1.0",
  * "1e-05", "1e+16", "inf", "-inf", "nan".  Returns out. */
@@ -304,6 +322,9 @@ struct dbp_project {
 	cJSON		*raw;		/* the parsed file; owns every borrowed cJSON */
 	struct dbp_conn	*conns;		/* declaration order */
 	size_t		 nconns;
+	char		*index_dir;	/* NULL: <root>/.dbprint/index; a print
+					 * served from its repository: the
+					 * cache entry's index/ (remote.h) */
 };
 
 /* Find and load .dbprint.yaml: from loc exactly when non-NULL (the file,
@@ -317,7 +338,8 @@ void	dbp_project_release(struct dbp_project *p);
 /* The connection named name, or NULL. */
 const struct dbp_conn *dbp_project_conn(const struct dbp_project *p,
 	    const char *name);
-/* Default index path <root>/.dbprint/index/<conn>.sqlite; malloc'd. */
+/* Default index path <root>/.dbprint/index/<conn>.sqlite, or
+ * <index_dir>/<conn>.sqlite when index_dir is set; malloc'd. */
 char	*dbp_index_path(const struct dbp_project *p, const char *conn);
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,8 @@
  * written, 3 with --strict when every index was written and a print file
  * had an error.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 #include <unistd.h>
 
 #include "compile/ix.h"
+#include "platform.h"
+#include "remote/remote.h"
 #include "sandbox.h"
 
 #define EXIT_USAGE	1
@@ -24,12 +28,34 @@
 static struct timespec	 m_start;
 static int		 m_bar_shown;
 
-/* The usage line on f; exits with status. */
+/* The SYNOPSIS of dbprint-index(1). */
+static const char m_synopsis[] =
+    "usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]\n"
+    "                     [--quiet] [--strict] [CONNECTION ...]\n";
+
+/* --help: one line per option, in the order of dbprint-index(1). */
+static const struct dbp_opt_help m_help[] = {
+	{ "CONNECTION ...",	"index these connections only" },
+	{ "--full",		"rebuild from scratch: read every file" },
+	{ "--index PATH",	"write the one connection's index to PATH" },
+	{ "--json",		"print the counts and errors as JSON" },
+	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
+	{ "--quiet",		"print nothing on stderr but fatal errors" },
+	{ "--strict",		"exit 3 when a file of the print has an error" },
+	{ "-h, --help",		"print this help and exit" },
+	{ "-V, --version",	"print the version and exit" },
+};
+
+/* Print the synopsis (status != 0, on stderr) or the help (on stdout)
+ * and exit with status. */
 static void
-usage(FILE *f, int status)
+usage(int status)
 {
-	fprintf(f, "usage: dbprint-index [--project LOC] [--index PATH] "
-	    "[--full] [--json] [--quiet] [--strict] [CONNECTION ...]\n");
+	if (status != 0)
+		dbp_usage(stderr, m_synopsis, NULL, 0, NULL);
+	else
+		dbp_usage(stdout, m_synopsis, m_help,
+		    sizeof(m_help) / sizeof(m_help[0]), "dbprint-index(1)");
 	exit(status);
 }
 
@@ -225,10 +251,10 @@ m_options(int argc, char *argv[], struct m_opts *o)
 			printf("dbprint-index %s\n", DBP_VERSION);
 			exit(0);
 		case 'h':
-			usage(stdout, 0);
+			usage(0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			usage(EXIT_USAGE);
 		}
 	}
 	o->names = argv + optind;
@@ -322,6 +348,7 @@ main(int argc, char *argv[])
 {
 	struct m_opts o;
 	struct dbp_project proj;
+	struct dbp_remote remote;
 	struct dbp_diag d;
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
@@ -329,13 +356,16 @@ main(int argc, char *argv[])
 	size_t i, n = 0;
 	int rc = 0, r;
 
+	dbp_set_progname(argv[0]);
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	memset(&o, 0, sizeof(o));
 	m_options(argc, argv, &o);
-	if (dbp_project_load(o.project, &proj, &d) == -1) {
+	/* A git address is cloned, or refreshed when due, first. */
+	if (dbp_project_open(o.project, 0, &proj, &remote, &d) == -1) {
 		dbp_warn("%s", d.msg);
+		dbp_remote_release(&remote);
 		return EXIT_USAGE;
 	}
 	if ((todo = m_select(&proj, &o, &n, &rc)) == NULL)
@@ -394,5 +424,6 @@ out:
 	free(paths);
 	free(todo);
 	dbp_project_release(&proj);
+	dbp_remote_release(&remote);
 	return rc;
 }

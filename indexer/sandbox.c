@@ -32,6 +32,12 @@
  * For now both programs apply it only when DBPRINT_SANDBOX=1 is set
  * (dbp_sandbox_env_on): the test suite does not pass under it yet.
  */
+#if defined(__linux__) && !defined(DBP_PORTABLE)
+#define _GNU_SOURCE	/* O_PATH, syscall() */
+#else
+#define _POSIX_C_SOURCE	200809L
+#endif
+
 #include <sys/stat.h>
 
 #include <errno.h>

@@ -2,6 +2,8 @@
  * util.c - diagnostics, the bounded buffer, whole-file reads and hashing:
  * the small pieces every other file of the library and the server uses.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <xxhash.h>
 
 #include "dbprint.h"
+#include "platform.h"
 
 int
 dbp_fail(struct dbp_diag *d, const char *fmt, ...)
@@ -34,11 +37,27 @@ dbp_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", program_invocation_short_name);
+	fprintf(stderr, "%s: ", dbp_progname());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void
+dbp_usage(FILE *f, const char *synopsis, const struct dbp_opt_help *opts,
+    size_t nopts, const char *page)
+{
+	size_t i;
+
+	fputs(synopsis, f);
+	if (opts == NULL)
+		return;
+	fputs("\noptions:\n", f);
+	for (i = 0; i < nopts; i++)
+		fprintf(f, "  %-*s %s\n", DBP_HELP_OPT_WIDTH, opts[i].opt,
+		    opts[i].what);
+	fprintf(f, "\nSee %s for the details.\n", page);
 }
 
 void

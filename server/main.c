@@ -4,17 +4,19 @@
  *   dbprint-serve [CONNECTION] [--project LOC] [--index PATH]
  *       [--transport stdio|http] [--host H] [--port N] [--token-file F]
  *       [--log-level L] [--reference-dir DIR] [--call TOOL [JSON]]
+ *       [--read-only]
  *
- * (--no-sandbox is accepted but not yet in the usage or the manual: the
- * sandbox is opt-in, DBPRINT_SANDBOX=1, until the suite passes under it.)
- * Startup follows research/upstream-mcp.md 1.1: the transport options are
- * checked, the project configuration is loaded ("error: <msg>", exit 1),
+ * Startup follows research/upstream-mcp.md 1.1: --no-read-only is refused,
+ * the transport options are checked, the project configuration is loaded
+ * (a git address cloned or refreshed first; "error: <msg>", exit 1),
  * the served connections are resolved (the bare message, exit 1), each
  * served connection's index is opened and brought up to date, the
  * process confines itself (main_confine), and then the server answers on
  * stdio until EOF, SIGTERM or SIGINT (exit 0), or runs the one --call and
  * exits.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -26,22 +28,49 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "sandbox.h"
 #include "server.h"
+#include "remote/remote.h"
 
 #define MAIN_EXIT_USAGE	2
 #define MAIN_PORT_MAX	65535
 
+/* The SYNOPSIS of dbprint-serve(1). */
+static const char main_synopsis[] =
+    "usage: dbprint-serve [CONNECTION] [--project LOC] [--index PATH]\n"
+    "                     [--transport stdio|http] [--host H] [--port N]\n"
+    "                     [--token-file F] [--log-level L] "
+    "[--reference-dir DIR]\n"
+    "                     [--call TOOL [JSON]] [--read-only]\n";
+
+/* --help: one line per option, in the order of dbprint-serve(1). */
+static const struct dbp_opt_help main_help[] = {
+	{ "CONNECTION",		"serve this connection only" },
+	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
+	{ "--index PATH",	"the index file, when one connection is served" },
+	{ "--transport stdio|http", "the transport (default stdio)" },
+	{ "--host H",		"HTTP: the loopback address (127.0.0.1)" },
+	{ "--port N",		"HTTP: the port, required; 0 takes a free one" },
+	{ "--token-file F",	"HTTP: require the bearer token F holds" },
+	{ "--log-level L",	"error, warning (the default), info or debug" },
+	{ "--reference-dir DIR", "serve get_reference's documents from DIR" },
+	{ "--call TOOL [JSON]",	"run one tools/call, print its text, exit" },
+	{ "--read-only",	"accepted: the server only ever reads" },
+	{ "-h, --help",		"print this help and exit" },
+	{ "-V, --version",	"print the version and exit" },
+};
+
+/* The synopsis on stderr (a usage error), or the help on stdout. */
 static void
 main_usage(FILE *f)
 {
-	fprintf(f, "usage: dbprint-serve [CONNECTION] [--project LOC] "
-	    "[--index PATH]\n"
-	    "                     [--transport stdio|http] [--host H] "
-	    "[--port N]\n"
-	    "                     [--token-file F] [--log-level L] "
-	    "[--reference-dir DIR]\n"
-	    "                     [--call TOOL [JSON]] [--read-only]\n");
+	if (f == stdout)
+		dbp_usage(f, main_synopsis, main_help,
+		    sizeof(main_help) / sizeof(main_help[0]),
+		    "dbprint-serve(1)");
+	else
+		dbp_usage(f, main_synopsis, NULL, 0, NULL);
 }
 
 static int
@@ -86,7 +115,7 @@ main_resolve(struct srv *s, const char *name)
 	}
 	if ((s->served = calloc(s->project.nconns, sizeof(*s->served))) ==
 	    NULL) {
-		fprintf(stderr, "out of memory\n");
+		fprintf(stderr, "dbprint-serve: out of memory\n");
 		return -1;
 	}
 	if (name != NULL) {
@@ -221,7 +250,8 @@ main_open_index(struct srv_conn *cn, const char *path)
 		    cn->conf->print_root, 1, &st, &d);
 	dbp_stats_release(&st);
 	if (rc != 0) {
-		fprintf(stderr, "error: %s: %s\n", cn->conf->name, d.msg);
+		fprintf(stderr, "dbprint-serve: %s: %s\n", cn->conf->name,
+		    d.msg);
 		return -1;
 	}
 	return 0;
@@ -476,12 +506,14 @@ main_check_transport(const struct main_opts *o)
 }
 
 /*
- * Load the project, resolve the served set and open every served index
- * (upstream-mcp.md 1.1 steps 4 and 5).  0, or -1 after printing the
- * message; the caller releases s either way.
+ * Load the project (a git address: its clone made or, for --call,
+ * refreshed when due; a server refreshes it in the background), resolve
+ * the served set and open every served index (upstream-mcp.md 1.1 steps
+ * 4 and 5).  0, or -1 after printing the message; the caller releases s
+ * and r either way.
  */
 static int
-main_start(struct srv *s, const struct main_opts *o)
+main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 {
 	struct dbp_diag d;
 	const char *path;
@@ -489,15 +521,16 @@ main_start(struct srv *s, const struct main_opts *o)
 	size_t i;
 
 	d.msg[0] = '\0';
-	if (dbp_project_load(o->project, &s->project, &d) != 0) {
+	if (dbp_project_open(o->project, o->call != NULL ? 0 :
+	    DBP_REMOTE_BACKGROUND, &s->project, r, &d) != 0) {
 		fprintf(stderr, "error: %s\n", d.msg);
 		return -1;
 	}
 	if (main_resolve(s, o->conn) != 0)
 		return -1;
 	if (o->index != NULL && s->nserved > 1) {
-		fprintf(stderr, "error: --index names one index file, but %zu "
-		    "connections are served; name one CONNECTION\n",
+		fprintf(stderr, "dbprint-serve: --index names one index file, "
+		    "but %zu connections are served; name one CONNECTION\n",
 		    s->nserved);
 		return -1;
 	}
@@ -569,11 +602,18 @@ int
 main(int argc, char **argv)
 {
 	struct main_opts o;
+	struct dbp_remote remote;
+	struct dbp_refresher refresher;
+	struct dbp_diag d;
 	struct srv s;
 	int rc;
 
+	dbp_set_progname(argv[0]);
 	memset(&s, 0, sizeof(s));
 	memset(&o, 0, sizeof(o));
+	memset(&remote, 0, sizeof(remote));
+	memset(&refresher, 0, sizeof(refresher));
+	refresher.fd = -1;
 	o.host = "127.0.0.1";
 	/* No allocation statistics: each SQLite malloc and free took a
 	 * global mutex for them. */
@@ -588,18 +628,27 @@ main(int argc, char **argv)
 	}
 	if (main_check_transport(&o) != 0)
 		return 1;
-	if (main_start(&s, &o) != 0) {
+	if (main_start(&s, &o, &remote) != 0) {
 		main_release(&s);
+		dbp_remote_release(&remote);
 		return 1;
 	}
-	/* The sandbox comes after this point: the git refresher (issue 15)
-	 * starts before it, outside the sandbox.  HTTP confines itself in
-	 * http_serve once its socket is bound; stdio and --call here. */
+	/* A print served from its repository: git runs in a child forked
+	 * now, on its timer; this process only reads the files it leaves. */
+	if (o.call == NULL && dbp_refresher_start(&remote, &refresher,
+	    &d) != 0)
+		srv_log(SRV_LOG_WARNING, "%s; the clone is not refreshed",
+		    d.msg);
+	/* Then the sandbox: from here on this process never runs git nor
+	 * touches the network.  HTTP confines itself in http_serve once its
+	 * socket is bound; stdio and --call here. */
 	main_no_sandbox = o.no_sandbox;
 	s.confine = main_confine;
 	if (!o.http || o.call != NULL) {
 		if (main_confine(&s, 0) != 0) {
+			dbp_refresher_stop(&refresher);
 			main_release(&s);
+			dbp_remote_release(&remote);
 			return 1;
 		}
 	}
@@ -614,6 +663,8 @@ main(int argc, char **argv)
 			    STDOUT_FILENO) == 0 ? 0 : 1;
 		fflush(stderr);
 	}
+	dbp_refresher_stop(&refresher);
 	main_release(&s);
+	dbp_remote_release(&remote);
 	return rc;
 }

@@ -1,10 +1,22 @@
 #!/bin/sh
-# deps.sh - make sure the Debian packages the build and tests need are here.
-# As root it installs what is missing with apt-get; otherwise it prints the
-# exact command to run and fails.
-PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev libxxhash-dev
-libcmocka-dev libmicrohttpd-dev libseccomp-dev sqlite3 valgrind jq curl"
-# Extra packages a target needs beyond the build (make fuzz: clang).
+# deps.sh - make sure the Debian packages a target needs are here.
+#
+#   sh tests/deps.sh            what building needs (make, make install)
+#   sh tests/deps.sh --test     ... and what the tests need (make check)
+#   sh tests/deps.sh PKG ...    ... and these packages too (make fuzz: clang)
+#
+# As root it installs what is missing with apt-get; otherwise it prints
+# the exact command to run and fails.  Where there is no dpkg (macOS, the
+# BSDs) it checks nothing: the README lists each platform's packages.
+BUILD_PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev
+libxxhash-dev libmicrohttpd-dev libseccomp-dev"
+TEST_PKGS="libcmocka-dev sqlite3 valgrind jq curl git"
+command -v dpkg-query >/dev/null 2>&1 || exit 0
+PKGS=$BUILD_PKGS
+if [ "${1:-}" = --test ]; then
+	PKGS="$PKGS $TEST_PKGS"
+	shift
+fi
 PKGS="$PKGS $*"
 missing=""
 for p in $PKGS; do

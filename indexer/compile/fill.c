@@ -10,6 +10,8 @@
  * unknown, NULL here), scope per scope_of (3.0), completeness per
  * list_is_complete (3.3).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,21 +331,6 @@ f_json_str(struct dbp_buf *b, const char *s)
 	return ix_json_str(b, s);
 }
 
-/* Python str() of a number (json.c's spelling, inf/nan as Python). */
-static const char *
-f_pynum(const cJSON *v)
-{
-	const char *t = dbp_num_text(v);
-
-	if (strcmp(t, "Infinity") == 0)
-		return "inf";
-	if (strcmp(t, "-Infinity") == 0)
-		return "-inf";
-	if (strcmp(t, "NaN") == 0)
-		return "nan";
-	return t;
-}
-
 /* ------------------------------------------------------------------ */
 /* Notes of one annotation column: str(value) -> collapsed note         */
 
@@ -580,7 +567,7 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 			text = val->valuestring;
 		} else if (cJSON_IsNumber(val)) {
 			b_text(s, 3, dbp_num_text(val));
-			text = f_pynum(val);
+			text = dbp_num_pystr(val);
 		} else if (cJSON_IsBool(val)) {
 			b_text(s, 3, cJSON_IsTrue(val) ? "true" : "false");
 			text = cJSON_IsTrue(val) ? "True" : "False";

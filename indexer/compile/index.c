@@ -17,7 +17,8 @@
  *   4. meta.print_version is recomputed over every file's path and hash.
  * A run that fails rolls back: the previous index stays as it was.
  */
-#include <sys/resource.h>
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -33,6 +34,7 @@
 #include <xxhash.h>
 
 #include "ix.h"
+#include "platform.h"
 
 void	(*dbp_index_progress)(long, long) = NULL;
 
@@ -1246,14 +1248,10 @@ ox_worker(void *arg)
 	struct ox_run *r = arg;
 	size_t i;
 
-#ifdef __linux__
 	/* The writer is the run's critical path; on two CPUs three threads
-	 * share them, and a worker yields its share to the writer (Linux
-	 * nices one thread: who = 0 is the caller; elsewhere it would be
-	 * the whole process). */
-	(void)setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) +
-	    DBP_WORKER_NICE);
-#endif
+	 * share them, and a worker yields its share to the writer (on Linux
+	 * only: elsewhere a nice would be the whole process's). */
+	dbp_thread_nice(DBP_WORKER_NICE);
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		for (;;) {
@@ -1558,21 +1556,6 @@ ox_release_job(struct ox_table *t)
 	}
 }
 
-/* Start the OS writing back the index file's dirty pages (Linux), so the
- * commit's fdatasync finds little left: with memory to spare the kernel
- * would hold a big build's pages dirty until then (0.5 s of a
- * 10,000-table build).  fd -1 does nothing. */
-static void
-ox_writeback(int fd)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-	if (fd != -1)
-		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-	(void)fd;
-#endif
-}
-
 /* Run the jobs: workers prepare, this thread writes in order. */
 static int
 ox_run_jobs(struct ox_run *r, struct ox_w *w)
@@ -1630,8 +1613,12 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 		if (dbp_index_progress != NULL && (i % 256 == 0 ||
 		    i + 1 == r->njobs))
 			dbp_index_progress((long)i + 1, (long)r->njobs);
+		/* Start the OS writing back the index file's dirty pages
+		 * (Linux), so the commit's fdatasync finds little left: with
+		 * memory to spare the kernel would hold a big build's pages
+		 * dirty until then (0.5 s of a 10,000-table build). */
 		if ((i + 1) % DBP_WRITEBACK_EVERY == 0)
-			ox_writeback(fd);
+			dbp_writeback_start(fd);
 		if (rc == -1)	/* workers stopped too: wait for no more */
 			break;
 	}

@@ -4,6 +4,8 @@
  * resolve_value normalization key (fold), lexical path normalisation and
  * a string-keyed hash map.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <locale.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -6,6 +6,8 @@
  * remembered, so a print of thousands of tables costs about one lstat per
  * directory and one per file.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "ix.h"
+#include "platform.h"
 
 const struct ix_kinddef ix_kinds[IX_NKINDS] = {
 	[IX_MANIFEST]		= { "manifest", "manifest.yaml", 1 },
@@ -51,8 +54,7 @@ ix_id_of(const struct stat *st, struct ix_id *id)
 	id->dev = (int64_t)st->st_dev;
 	id->ino = (int64_t)st->st_ino;
 	id->size = (int64_t)st->st_size;
-	id->mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 +
-	    st->st_mtim.tv_nsec;
+	id->mtime = dbp_mtime_ns(st);
 }
 
 int

@@ -4,6 +4,8 @@
  * their content for cursors and resource versions (dbp_files_digest).
  * The work of re-indexing itself is index.c's (ix_update).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -14,6 +16,7 @@
 #include <xxhash.h>
 
 #include "ix.h"
+#include "platform.h"
 
 static int
 rf_prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct dbp_diag *d)
@@ -61,8 +64,7 @@ dbp_index_refresh(sqlite3 *db, const char *connection, const char *print_root,
 		    sqlite3_column_int64(s, 0) != (sqlite3_int64)sb.st_dev ||
 		    sqlite3_column_int64(s, 1) != (sqlite3_int64)sb.st_ino ||
 		    sqlite3_column_int64(s, 2) != (sqlite3_int64)sb.st_size ||
-		    sqlite3_column_int64(s, 3) != (sqlite3_int64)sb.st_mtim.tv_sec *
-		    1000000000 + sb.st_mtim.tv_nsec)) {
+		    sqlite3_column_int64(s, 3) != dbp_mtime_ns(&sb))) {
 			any = 1;
 			if (fqn == NULL)
 				whole = 1;	/* manifest or another connection file */

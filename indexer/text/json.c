@@ -10,6 +10,8 @@
  * dbp_json_print is the other spelling: the compact text cJSON's own
  * printer writes (the JSON-RPC frames), byte for byte, only faster.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -838,21 +840,6 @@ json_repr_str(struct dbp_buf *b, const char *s)
 	dbp_buf_addc(b, quote);
 }
 
-/* Python str() (== repr()) of a number node. */
-static const char *
-json_pynum(const cJSON *v)
-{
-	const char *t = dbp_num_text(v);
-
-	if (strcmp(t, "Infinity") == 0)
-		return "inf";
-	if (strcmp(t, "-Infinity") == 0)
-		return "-inf";
-	if (strcmp(t, "NaN") == 0)
-		return "nan";
-	return t;
-}
-
 static void
 json_repr(struct dbp_buf *b, const cJSON *v)
 {
@@ -864,7 +851,7 @@ json_repr(struct dbp_buf *b, const cJSON *v)
 	if (cJSON_IsString(v)) {
 		json_repr_str(b, v->valuestring != NULL ? v->valuestring : "");
 	} else if (cJSON_IsNumber(v)) {
-		dbp_buf_adds(b, json_pynum(v));
+		dbp_buf_adds(b, dbp_num_pystr(v));
 	} else if (cJSON_IsTrue(v)) {
 		dbp_buf_adds(b, "True");
 	} else if (cJSON_IsFalse(v)) {
@@ -914,6 +901,6 @@ dbp_pystr(const cJSON *v)
 	if (cJSON_IsString(v))
 		return strdup(v->valuestring != NULL ? v->valuestring : "");
 	if (cJSON_IsNumber(v))
-		return strdup(json_pynum(v));
+		return strdup(dbp_num_pystr(v));
 	return dbp_pyrepr(v);
 }

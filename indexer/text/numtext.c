@@ -282,3 +282,17 @@ dbp_num_text(const cJSON *n)
 	}
 	return buf;
 }
+
+const char *
+dbp_num_pystr(const cJSON *v)
+{
+	const char *t = dbp_num_text(v);
+
+	if (strcmp(t, "Infinity") == 0)
+		return "inf";
+	if (strcmp(t, "-Infinity") == 0)
+		return "-inf";
+	if (strcmp(t, "NaN") == 0)
+		return "nan";
+	return t;
+}

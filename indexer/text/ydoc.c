@@ -27,6 +27,8 @@
  * cJSON_Delete frees it, and cJSON_Duplicate (1.7.15) copies the
  * valuestring of any node that has one, numbers included.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <xxhash.h>
 #include <yaml.h>

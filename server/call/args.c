@@ -10,6 +10,8 @@
  * (unknown key, then missing key), then per property in name order,
  * type before minLength and enum.  Values are shown as Python repr().
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,8 @@
  * hashes of every print file the reply read, and check a digest of all
  * that, so a cursor that was not issued here is told from a foreign one.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -22,6 +24,7 @@
 
 #include <xxhash.h>
 
+#include "platform.h"
 #include "server.h"
 
 #define CALL_RAW_LEN	69	/* 3 + 16 + 16 + 16 + 10 + 8 */
@@ -46,7 +49,7 @@ srv_log(int level, const char *fmt, ...)
 
 	if (level > srv_log_level)
 		return;
-	fprintf(stderr, "%s: ", program_invocation_short_name);
+	fprintf(stderr, "%s: ", dbp_progname());
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -192,7 +195,7 @@ call_fail(struct call *c, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&t, fmt, ap);
+	n = dbp_vasprintf(&t, fmt, ap);
 	va_end(ap);
 	free(c->text);
 	c->text = n < 0 ? NULL : t;
@@ -282,9 +285,7 @@ call_unchanged(struct call *c, const char *const *paths, size_t n)
 			    (sqlite3_int64)sb.st_ino &&
 			    sqlite3_column_int64(st, 2) ==
 			    (sqlite3_int64)sb.st_size &&
-			    sqlite3_column_int64(st, 3) ==
-			    (sqlite3_int64)sb.st_mtim.tv_sec * 1000000000 +
-			    sb.st_mtim.tv_nsec;
+			    sqlite3_column_int64(st, 3) == dbp_mtime_ns(&sb);
 		}
 		sqlite3_reset(st);
 	}

@@ -8,6 +8,8 @@
  * for a freshly parsed file, so a tool can hand the document back out
  * through dbp_json_dump unchanged.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -24,6 +24,8 @@
  * + k: the page starts at unit (head keys first, then the items of both
  * lists), at its part k + 1 when k > 0.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,8 @@
  * parsed copy of the files) and every file consulted is pinned through the
  * caller's callback, so a cursor or a resource version covers them.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

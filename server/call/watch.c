@@ -28,6 +28,8 @@
  * lies on a network or FUSE filesystem (statfs f_type); a file that is a
  * symlink or has several hard links; everything after IN_Q_OVERFLOW (once)
  * and everything when inotify is unavailable or DBPRINT_NO_INOTIFY is set.
+ * inotify is Linux's (platform.c, dbp_watch_*); macOS, the BSDs and a
+ * portable build (make PORTABLE=1) have no watches: every call stats.
  * A file written through a shared mmap raises no inotify event: prints
  * are written with write(2) and rename(2), and README "Choices" says so.
  *
@@ -36,9 +38,9 @@
  * created on the handle, so it goes when the handle is closed, whoever
  * closes it (HTTP workers open and close their own handles).
  */
-#include <sys/inotify.h>
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -52,6 +54,7 @@
 
 #include <xxhash.h>
 
+#include "platform.h"
 #include "server.h"
 
 /* What the index holds for a file of the set. */
@@ -76,10 +79,6 @@ enum {
  * the next ones settle files the re-index could not (blind ones that
  * keep changing); then the call goes on with what the index holds. */
 #define WT_ROUNDS	3
-#define WT_MASK		(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | \
-			    IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | \
-			    IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | \
-			    IN_ONLYDIR | IN_DONT_FOLLOW)
 
 struct wt_file {
 	char		*path;		/* relative to the root; in the arena */
@@ -139,6 +138,19 @@ static pthread_mutex_t	  wt_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct watch	**wt_all;
 static size_t		  wt_n, wt_cap;
 
+/* Leave w with no set (what it held is freed or moved elsewhere). */
+static void
+wt_set_none(struct watch *w)
+{
+	w->dirs = NULL;
+	w->files = NULL;
+	w->arena = NULL;
+	w->byfile = NULL;
+	w->wds = NULL;
+	w->sql = NULL;
+	w->ndirs = w->nfiles = w->nwds = 0;
+}
+
 static void
 wt_set_free(struct watch *w)
 {
@@ -152,13 +164,7 @@ wt_set_free(struct watch *w)
 	free(w->byfile);
 	free(w->wds);
 	free(w->sql);
-	w->dirs = NULL;
-	w->files = NULL;
-	w->arena = NULL;
-	w->byfile = NULL;
-	w->wds = NULL;
-	w->sql = NULL;
-	w->ndirs = w->nfiles = w->nwds = 0;
+	wt_set_none(w);
 }
 
 /* The SQL function's destructor: the handle is closing. */
@@ -197,42 +203,12 @@ wt_sqlfn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_null(ctx);
 }
 
-/* Filesystems whose changes made elsewhere (another client, the host of
- * a VM or container) raise no inotify event here (statfs f_type). */
-static int
-wt_fs_blind(long type)
-{
-	static const unsigned long blind[] = {
-		0x6969,		/* NFS */
-		0x517b,		/* SMB */
-		0xfe534d42,	/* SMB2 */
-		0xff534d42,	/* CIFS */
-		0x65735546,	/* FUSE (sshfs, virtiofs, gcsfuse, ...) */
-		0x01021997,	/* 9P (WSL, QEMU shares) */
-		0x00c36400,	/* Ceph */
-		0x5346414f,	/* AFS */
-		0x6b414653,	/* kAFS */
-		0x73757245,	/* Coda */
-		0x47504653,	/* GPFS */
-		0x0bd00bd0,	/* Lustre */
-		0x786f4256	/* vboxsf */
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(blind) / sizeof(blind[0]); i++)
-		if ((unsigned long)type == blind[i] ||
-		    ((unsigned long)type & 0xffffffffUL) == blind[i])
-			return 1;
-	return 0;
-}
-
 /* Open inotify and the root (again); every directory is to be watched
  * anew and every file seen anew. */
 static void
 wt_reset(struct watch *w)
 {
 	struct stat sb;
-	struct statfs sf;
 	size_t i;
 	const char *off = getenv("DBPRINT_NO_INOTIFY");
 
@@ -247,9 +223,8 @@ wt_reset(struct watch *w)
 		w->root_dev = sb.st_dev;
 		w->root_ino = sb.st_ino;
 	}
-	if ((off == NULL || off[0] == '\0') && w->root_ok &&
-	    fstatfs(w->rootfd, &sf) == 0 && !wt_fs_blind(sf.f_type))
-		w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if ((off == NULL || off[0] == '\0') && w->root_ok)
+		w->ifd = dbp_watch_open(w->rootfd);
 	for (i = 0; i < w->ndirs; i++) {
 		w->dirs[i].wd = -1;
 		w->dirs[i].state = WT_D_NONE;
@@ -422,23 +397,22 @@ wt_dirty_tree(struct watch *w, const char *rel)
 
 /* One event of dir i. */
 static void
-wt_event(struct watch *w, size_t i, const struct inotify_event *ev)
+wt_event(struct watch *w, size_t i, const struct dbp_wev *ev)
 {
 	char child[DBP_MAX_PATH];
 	struct wt_dir *d = &w->dirs[i];
 
 	wt_dirty(w, i);
-	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT |
-	    IN_IGNORED)) {
+	if (ev->flags & DBP_WEV_SELF) {
 		wt_dirty_tree(w, d->rel);
-		if (ev->mask & IN_IGNORED) {
+		if (ev->flags & DBP_WEV_GONE) {
 			d->wd = -1;
 			d->state = WT_D_NONE;
 			w->wds_stale = 1;
 		}
 		return;
 	}
-	if (ev->len == 0)
+	if (ev->name == NULL)
 		return;
 	if (d->rel[0] == '\0')
 		snprintf(child, sizeof(child), "%s", ev->name);
@@ -455,19 +429,16 @@ static void
 wt_drain(struct watch *w)
 {
 	char buf[DBP_WATCH_READ] __attribute__((aligned(8)));
-	const struct inotify_event *ev;
+	struct dbp_wev ev;
 	struct wt_wd key, *hit;
-	ssize_t n;
+	long n;
 	size_t off;
 
 	if (w->ifd < 0)
 		return;
 	for (;;) {
-		n = read(w->ifd, buf, sizeof(buf));
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno != EAGAIN)
+		if ((n = dbp_watch_read(w->ifd, buf, sizeof(buf))) <= 0) {
+			if (n < 0)
 				w->all_dirty = w->pass = 1;
 			return;
 		}
@@ -475,19 +446,18 @@ wt_drain(struct watch *w)
 			w->all_dirty = w->pass = 1;
 			continue;
 		}
-		for (off = 0; off + sizeof(*ev) <= (size_t)n;
-		    off += sizeof(*ev) + ev->len) {
-			ev = (const struct inotify_event *)(buf + off);
-			if (ev->mask & IN_Q_OVERFLOW) {
+		off = 0;
+		while (dbp_watch_next(buf, (size_t)n, &off, &ev)) {
+			if (ev.flags & DBP_WEV_OVERFLOW) {
 				w->all_dirty = w->pass = 1;
 				continue;
 			}
-			key.wd = ev->wd;
+			key.wd = ev.wd;
 			hit = w->nwds == 0 ? NULL : bsearch(&key, w->wds,
 			    w->nwds, sizeof(key), wt_wd_cmp);
-			if (hit == NULL || w->dirs[hit->dir].wd != ev->wd)
+			if (hit == NULL || w->dirs[hit->dir].wd != ev.wd)
 				continue;	/* a watch we dropped */
-			wt_event(w, hit->dir, ev);
+			wt_event(w, hit->dir, &ev);
 		}
 	}
 }
@@ -658,13 +628,14 @@ out:
 	return r;
 }
 
-/* One row of wt_load's query (path p; then dev, ino, size, mtime_ns,
- * hash or status, status) into f: what the index holds of the file. */
+/* One row of the set's query into f: what the index holds for path p
+ * (the row's status, identity and digest part). */
 static void
-wt_row(sqlite3_stmt *st, const char *p, struct wt_file *f)
+wt_row(struct wt_file *f, sqlite3_stmt *st, const char *p)
 {
 	const char *status = (const char *)sqlite3_column_text(st, 6);
 
+	memset(f, 0, sizeof(*f));
 	if (status == NULL)
 		f->row = WT_ROW_NONE;
 	else if (strcmp(status, "outside_root") == 0)
@@ -683,8 +654,50 @@ wt_row(sqlite3_stmt *st, const char *p, struct wt_file *f)
 	    (const char *)sqlite3_column_text(st, 5));
 }
 
-/* Point each new file at its path in w's arena (offs) and keep the
- * marks the previous set old had for the same path. */
+/* Step the set's query st into w->files, one per distinct path (the rows
+ * come sorted), each path into arena at the offset (*offs)[i] (malloc'd,
+ * the caller frees), the sum of their digest parts into *sum.  0, -1 on
+ * OOM, -2 when the index read failed. */
+static int
+wt_read_rows(struct watch *w, sqlite3_stmt *st, struct dbp_buf *arena,
+    size_t **offs, uint64_t *sum)
+{
+	struct wt_file *nf;
+	const char *p;
+	size_t n = 0, cap = 0, *no;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = (const char *)sqlite3_column_text(st, 0);
+		if (p == NULL)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((nf = realloc(w->files, cap * sizeof(*nf))) == NULL)
+				return -1;
+			w->files = nf;
+			if ((no = realloc(*offs, cap * sizeof(*no))) == NULL)
+				return -1;
+			*offs = no;
+		}
+		if (n > 0 && strcmp(arena->ptr + (*offs)[n - 1], p) == 0)
+			continue;	/* a duplicate path */
+		(*offs)[n] = arena->len;
+		dbp_buf_add(arena, p, strlen(p) + 1);
+		if (arena->failed)
+			return -1;
+		wt_row(&w->files[n], st, p);
+		*sum += w->files[n].part;
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		return -2;
+	w->nfiles = n;
+	return 0;
+}
+
+/* Point w's files at their paths in w->arena (offs) and keep what old
+ * knew of the same paths: verified, blind. */
 static void
 wt_keep_marks(struct watch *w, const struct watch *old, const size_t *offs)
 {
@@ -703,16 +716,26 @@ wt_keep_marks(struct watch *w, const struct watch *old, const size_t *offs)
 	}
 }
 
-/* The set's digest from the sum of its files' parts and their count:
- * order-free, so one file's change is local. */
+/* The set's digest from the sum of its files' parts: order-free, so one
+ * file's change is local. */
 static void
-wt_digest(struct watch *w, uint64_t sum, size_t n)
+wt_digest(struct watch *w, uint64_t sum)
 {
 	char raw[40];
 
-	snprintf(raw, sizeof(raw), "%016llx:%zu", (unsigned long long)sum, n);
+	snprintf(raw, sizeof(raw), "%016llx:%zu", (unsigned long long)sum,
+	    w->nfiles);
 	snprintf(w->digest, sizeof(w->digest), "%016llx",
 	    (unsigned long long)XXH3_64bits(raw, strlen(raw)));
+}
+
+/* Move w's set into *old, leaving w with none (its watch descriptor,
+ * root and registry entry stay). */
+static void
+wt_set_detach(struct watch *w, struct watch *old)
+{
+	*old = *w;
+	wt_set_none(w);
 }
 
 /*
@@ -731,23 +754,14 @@ wt_load(struct watch *w, const char *sql, char **detail)
 	    "files f ON f.path = q.p ORDER BY q.p";
 	struct watch old;
 	struct dbp_buf arena, text;
-	struct wt_file *nf, *f;
 	sqlite3_stmt *st = NULL;
-	const char *p;
-	size_t n = 0, cap = 0, i, *offs = NULL, *no;
+	size_t i, *offs = NULL;
 	uint64_t sum = 0;
 	int rc, r = -1;
 
 	dbp_buf_init(&arena, DBP_MAX_FILE_BYTES * 4);
 	dbp_buf_init(&text, DBP_MAX_FILE_BYTES);
-	old = *w;		/* the previous set, freed at the end */
-	w->sql = NULL;
-	w->arena = NULL;
-	w->files = NULL;
-	w->dirs = NULL;
-	w->byfile = NULL;
-	w->wds = NULL;
-	w->nfiles = w->ndirs = w->nwds = 0;
+	wt_set_detach(w, &old);	/* the previous set, freed at the end */
 	dbp_buf_adds(&text, head);
 	dbp_buf_adds(&text, sql);
 	dbp_buf_adds(&text, tail);
@@ -755,48 +769,22 @@ wt_load(struct watch *w, const char *sql, char **detail)
 		goto oom;
 	if (sqlite3_prepare_v2(w->db, text.ptr, -1, &st, NULL) != SQLITE_OK)
 		goto dberr;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		p = (const char *)sqlite3_column_text(st, 0);
-		if (p == NULL)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((nf = realloc(w->files, cap * sizeof(*nf))) == NULL)
-				goto oom;
-			w->files = nf;
-			if ((no = realloc(offs, cap * sizeof(*no))) == NULL)
-				goto oom;
-			offs = no;
-		}
-		if (n > 0 && strcmp(arena.ptr + offs[n - 1], p) == 0)
-			continue;	/* a duplicate path */
-		f = &w->files[n];
-		memset(f, 0, sizeof(*f));
-		offs[n] = arena.len;
-		dbp_buf_add(&arena, p, strlen(p) + 1);
-		if (arena.failed)
-			goto oom;
-		wt_row(st, p, f);
-		sum += f->part;
-		n++;
-	}
-	if (rc != SQLITE_DONE)
+	if ((rc = wt_read_rows(w, st, &arena, &offs, &sum)) == -2)
 		goto dberr;
-	if (arena.failed)
+	if (rc == -1 || arena.failed)
 		goto oom;
-	w->nfiles = n;
 	w->arena = dbp_buf_take(&arena);
 	wt_keep_marks(w, &old, offs);
-	if (n > 0 && wt_load_dirs(w, &old) == -1)
+	if (w->nfiles > 0 && wt_load_dirs(w, &old) == -1)
 		goto oom;
-	wt_digest(w, sum, n);
+	wt_digest(w, sum);
 	w->wds_stale = 1;
 	w->pass = 1;
 	r = 0;
 	goto out;
 dberr:
 	*detail = NULL;
-	if (asprintf(detail, "index read failed: %s",
+	if (dbp_asprintf(detail, "index read failed: %s",
 	    sqlite3_errmsg(w->db)) < 0)
 		*detail = NULL;
 	goto fail;
@@ -813,7 +801,7 @@ out:
 	/* watches of directories the new set does not hold */
 	for (i = 0; i < old.ndirs; i++)
 		if (old.dirs[i].wd >= 0 && w->ifd >= 0)
-			inotify_rm_watch(w->ifd, old.dirs[i].wd);
+			dbp_watch_rm(w->ifd, old.dirs[i].wd);
 	wt_set_free(&old);
 	if (r == -1)
 		wt_reset(w);	/* drops every watch the new set took over */
@@ -830,7 +818,6 @@ wt_watch_dir(struct watch *w, size_t i)
 {
 	struct wt_dir *d = &w->dirs[i];
 	struct stat sb;
-	struct statfs sf;
 	const char *rel = d->rel[0] != '\0' ? d->rel : ".";
 	char abs[DBP_MAX_PATH];
 	int wd, state;
@@ -846,16 +833,14 @@ wt_watch_dir(struct watch *w, size_t i)
 		state = WT_D_BLIND;	/* its target's parents are not watched */
 	else if (!S_ISDIR(sb.st_mode))
 		state = WT_D_MISSING;	/* nothing below it exists */
-	else if (sb.st_dev != w->root_dev && (statfs(abs, &sf) == -1 ||
-	    wt_fs_blind(sf.f_type)))
-		state = WT_D_BLIND;
-	else if ((wd = inotify_add_watch(w->ifd, abs, WT_MASK)) == -1)
+	else if ((wd = dbp_watch_add(w->ifd, abs,
+	    sb.st_dev != w->root_dev)) == -1)
 		state = errno == ENOENT || errno == ENOTDIR ? WT_D_MISSING :
 		    WT_D_BLIND;
 	else
 		state = WT_D_WATCHED;
 	if (d->wd >= 0 && d->wd != wd)
-		inotify_rm_watch(w->ifd, d->wd);
+		dbp_watch_rm(w->ifd, d->wd);
 	d->wd = wd;
 	d->state = state;
 	w->wds_stale = 1;
@@ -900,8 +885,7 @@ wt_stale(struct watch *w, struct wt_file *f)
 		    f->dev != (int64_t)sb.st_dev ||
 		    f->ino != (int64_t)sb.st_ino ||
 		    f->size != (int64_t)sb.st_size ||
-		    f->mtime != (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-		    sb.st_mtim.tv_nsec;
+		    f->mtime != dbp_mtime_ns(&sb);
 	}
 }
 
@@ -930,7 +914,7 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 		} else if (d->parent != WT_NODIR &&
 		    w->dirs[d->parent].eff_blind) {
 			if (d->wd >= 0)
-				inotify_rm_watch(w->ifd, d->wd);
+				dbp_watch_rm(w->ifd, d->wd);
 			d->wd = -1;
 			d->state = WT_D_BLIND;
 			w->wds_stale = 1;
@@ -997,7 +981,7 @@ watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
 		wt_reset(w);
 	for (round = 0;; round++) {
 		if (wt_version(cn->db, &dv, &tc) == -1) {
-			if (asprintf(detail, "index read failed: %s",
+			if (dbp_asprintf(detail, "index read failed: %s",
 			    sqlite3_errmsg(cn->db)) < 0)
 				*detail = NULL;
 			return -1;

@@ -20,6 +20,8 @@
  * that is another spelling reads "'ACTIVE' (3, spelling of 'active')"; a
  * redacted list reads "redacted: mask; values: withheld (5), ...".
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdlib.h>
 #include <string.h>
 

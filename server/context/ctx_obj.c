@@ -16,6 +16,8 @@
  * query: ddl, connection_notes, values, joins, nulls, dictionary,
  * inherited_notes, description.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,6 +14,8 @@
  * by key; a unit too large for any page is sent as {"part","parts","text"}
  * entries in its own place, one per page.  The position is the slot.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdlib.h>
 #include <string.h>
 

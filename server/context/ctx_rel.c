@@ -15,6 +15,8 @@
  * say about this one comes from the index's edges table (source
  * 'annotated'), and each of those files is pinned for the cursor.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdlib.h>
 #include <string.h>
 

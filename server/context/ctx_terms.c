@@ -12,6 +12,8 @@
  *
  * Our wording, not upstream's (its Markdown is not available to us).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,6 +14,8 @@
  * Also here: the annotation lookups, the Meanings cue's test and the
  * notes a column inherits through derived_from.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -13,6 +13,8 @@
  * in _corrupted / _missing (Unreadable: / Missing: in Markdown) and the
  * rest renders.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -41,6 +41,8 @@
  * requests in flight finish (at most DBP_HTTP_DRAIN_S), and http_serve
  * returns 0.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -49,7 +51,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -64,6 +65,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "platform.h"
 
 #define HTTP_PARSE_ERROR	(-32700)
 #define HTTP_INVALID_REQUEST	(-32600)
@@ -292,15 +294,17 @@ http_rpc(struct rpc_session *rs, const char *msg, size_t len, char **reply)
  * When a request starts: the URI log callback marks the connection
  * receiving once its request line is read; before that, the watchdog
  * sees the first bytes in the kernel's count of bytes received on the
- * socket (TCP_INFO) growing past the count taken when the connection
- * last went idle; it reads the counts every HTTP_PROBE_MS (a system call
- * per idle connection) and dates a start to its previous reading, so a
- * request may be timed up to that much early, never late.  A request
+ * socket (TCP_INFO, Linux only: platform.c) growing past the count
+ * taken when the connection last went idle; it reads the counts every
+ * HTTP_PROBE_MS (a system call per idle connection) and dates a start
+ * to its previous reading, so a request may be timed up to that much
+ * early, never late.  A request
  * stops receiving when the handler queues its response (a response
  * queued before the body has arrived makes libmicrohttpd read no more of
  * it); the connection is idle again when the response has been sent.
- * Where the kernel gives no count, an idle connection is timed as if
- * receiving, from the end of its previous response.  A connection whose
+ * Where the kernel gives no count (a portable build, every system but
+ * Linux), an idle connection is timed as if receiving, from the end of
+ * its previous response.  A connection whose
  * socket still holds bytes the server has not read is late through no
  * fault of its client (its worker thread is busy with another request):
  * it is spared until they are read.
@@ -318,23 +322,6 @@ http_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The bytes the kernel has received on socket fd, into *n: 0, or -1 when
- * it does not say. */
-static int
-http_rcvd(int fd, uint64_t *n)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-	    len < offsetof(struct tcp_info, tcpi_bytes_received) +
-	    sizeof(ti.tcpi_bytes_received))
-		return -1;
-	*n = ti.tcpi_bytes_received;
-	return 0;
 }
 
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection's record is made when it is
@@ -402,7 +389,7 @@ http_conn_phase(struct MHD_Connection *c, enum http_phase p)
 	if (ci == NULL || (k = ci->socket_context) == NULL)
 		return;
 	if (p == HTTP_IDLE)
-		counted = http_rcvd(k->fd, &n) == 0;
+		counted = dbp_tcp_bytes_received(k->fd, &n) == 0;
 	pthread_mutex_lock(&g.cmu);
 	if (p != HTTP_RECEIVING || k->phase != HTTP_RECEIVING) {
 		k->phase = p;
@@ -431,7 +418,7 @@ http_watchdog(void)
 		if (k->phase == HTTP_IDLE && k->counted) {
 			if (!probe)
 				continue;
-			if (http_rcvd(k->fd, &n) == 0) {
+			if (dbp_tcp_bytes_received(k->fd, &n) == 0) {
 				if (n <= k->seen)
 					continue;
 				/* the first byte came after the last probe */
@@ -471,8 +458,8 @@ http_request_limit(void)
 	n = strtol(v, &end, 10);
 	if (errno != 0 || end == v || *end != '\0' || n < 1 ||
 	    n > DBP_HTTP_REQUEST_MAX_S) {
-		fprintf(stderr, "error: DBPRINT_HTTP_REQUEST_S must be a whole "
-		    "number of seconds from 1 to %d; got '%s'\n",
+		fprintf(stderr, "dbprint-serve: DBPRINT_HTTP_REQUEST_S must "
+		    "be a whole number of seconds from 1 to %d; got '%s'\n",
 		    DBP_HTTP_REQUEST_MAX_S, v);
 		return -1;
 	}
@@ -792,10 +779,11 @@ http_accept(struct MHD_Connection *c)
 {
 	const char *a = http_header(c, MHD_HTTP_HEADER_ACCEPT);
 
-	if (a == NULL || strcasestr(a, "application/json") != NULL ||
-	    strstr(a, "*/*") != NULL || strcasestr(a, "application/*") != NULL)
+	if (a == NULL || dbp_strcasestr(a, "application/json") != NULL ||
+	    strstr(a, "*/*") != NULL ||
+	    dbp_strcasestr(a, "application/*") != NULL)
 		return 0;
-	if (strcasestr(a, "text/event-stream") != NULL)
+	if (dbp_strcasestr(a, "text/event-stream") != NULL)
 		return 1;
 	return -1;
 }
@@ -1368,7 +1356,8 @@ http_token(struct srv *s)
 	d.msg[0] = '\0';
 	if (dbp_read_file(path, DBP_HTTP_MAX_TOKEN, &text, &len, NULL,
 	    &d) != 0) {
-		fprintf(stderr, "error: the token file: %s\n", d.msg);
+		fprintf(stderr, "dbprint-serve: the token file: %s\n",
+		    d.msg);
 		return -1;
 	}
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' ||
@@ -1376,8 +1365,8 @@ http_token(struct srv *s)
 		text[--len] = '\0';
 	if (len == 0 || strlen(text) != len || strpbrk(text, " \t\r\n") !=
 	    NULL) {
-		fprintf(stderr, "error: the token file %s must hold one token "
-		    "(no spaces) on one line\n", path);
+		fprintf(stderr, "dbprint-serve: the token file %s must hold "
+		    "one token (no spaces) on one line\n", path);
 		free(text);
 		return -1;
 	}
@@ -1409,13 +1398,14 @@ http_listen(const char *host, int port, int *bound)
 		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		sl = sizeof(*a4);
 	}
-	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = dbp_socket_cloexec(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, sl) != 0 ||
 	    listen(fd, HTTP_LISTEN_BACKLOG) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		fprintf(stderr, "error: cannot listen on %s%s%s:%d: %s\n",
+		fprintf(stderr, "dbprint-serve: cannot listen on "
+		    "%s%s%s:%d: %s\n",
 		    v6 ? "[" : "", v6 ? "::1" : "127.0.0.1", v6 ? "]" : "",
 		    port, strerror(errno));
 		if (fd >= 0)
@@ -1480,7 +1470,8 @@ http_serve(struct srv *s, const char *host, int port)
 		snprintf(g.origins[i], sizeof(g.origins[i]), "http://%s",
 		    g.hosts[i]);
 	if (hs_init() != 0 || http_workers_open(s, nthreads) != 0) {
-		fprintf(stderr, "error: cannot prepare the HTTP workers\n");
+		fprintf(stderr, "dbprint-serve: cannot prepare the HTTP "
+		    "workers\n");
 		close(fd);
 		goto out;
 	}
@@ -1505,13 +1496,13 @@ http_serve(struct srv *s, const char *host, int port)
 	    MHD_OPTION_NOTIFY_CONNECTION, http_notify_conn, NULL,
 	    MHD_OPTION_END);
 	if (daemon == NULL) {
-		fprintf(stderr, "error: the HTTP server could not start on "
-		    "port %d\n", bound);
+		fprintf(stderr, "dbprint-serve: the HTTP server could not "
+		    "start on port %d\n", bound);
 		close(fd);
 		goto out;
 	}
 	fprintf(stderr, "%s: listening on http://%s%s%s:%d/mcp%s\n",
-	    program_invocation_short_name, strcmp(host, "::1") == 0 ? "[" : "",
+	    dbp_progname(), strcmp(host, "::1") == 0 ? "[" : "",
 	    strcmp(host, "::1") == 0 ? "::1" : "127.0.0.1",
 	    strcmp(host, "::1") == 0 ? "]" : "", bound,
 	    g.token != NULL ? " (bearer token required)" : "");

@@ -13,8 +13,6 @@
  * stream lives until its connection ends (the response's free callback),
  * which also ends its session.
  */
-#include <sys/random.h>
-
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -23,6 +21,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "platform.h"
 
 struct hs_stream {
 	struct MHD_Connection	*conn;
@@ -89,18 +88,10 @@ hs_create(const struct rpc_session *rs, struct hs_stream *stream,
 	static const char hex[] = "0123456789abcdef";
 	unsigned char raw[HTTP_SID_LEN / 2];
 	struct hs_sess *slot = NULL, *old = NULL;
-	size_t i, got = 0;
-	ssize_t r;
+	size_t i;
 
-	while (got < sizeof(raw)) {
-		r = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		got += (size_t)r;
-	}
+	if (dbp_random_bytes(raw, sizeof(raw)) == -1)
+		return -1;
 	for (i = 0; i < sizeof(raw); i++) {
 		id[2 * i] = hex[raw[i] >> 4];
 		id[2 * i + 1] = hex[raw[i] & 0xf];

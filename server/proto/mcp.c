@@ -13,6 +13,8 @@
  * protocol errors; protocol errors are for the envelope, unknown
  * methods, and resources (spec 8.1).
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

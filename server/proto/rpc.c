@@ -9,6 +9,8 @@
  * never answered.  Each reply is written with one write(2) and nothing
  * else ever reaches the output descriptor.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "server.h"
 
 #define RPC_PARSE_ERROR		(-32700)
@@ -395,9 +398,10 @@ rpc_line(struct srv *s, struct rpc_session *ss, int out, char *p, size_t n)
 }
 
 /*
- * Let a SIGTERM/SIGINT that is pending in: ppoll() returns at once when
- * input is ready without delivering a pending signal, so under a steady
- * stream of requests it would wait for ever.  Unblocking it runs the
+ * Let a SIGTERM/SIGINT that is pending in: the wait (ppoll or pselect,
+ * dbp_wait_readable) returns at once when input is ready without
+ * delivering a pending signal, so under a steady stream of requests it
+ * would wait for ever.  Unblocking it runs the
  * handler; then it is blocked again.  1 when the server is stopping.
  */
 static int
@@ -535,7 +539,6 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 {
 	struct rpc_session ss;
 	struct rpc_in in;
-	struct pollfd pfd;
 	sigset_t block, waitmask;
 	ssize_t r;
 	int rc = 0;
@@ -547,7 +550,7 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 	if ((in.buf = malloc(in.cap)) == NULL)
 		return -1;
 	/*
-	 * SIGTERM and SIGINT stay blocked except inside ppoll(), which
+	 * SIGTERM and SIGINT stay blocked except inside the wait, which
 	 * unblocks them atomically while waiting: a signal arriving while a
 	 * request is handled waits there, so none can slip in between the
 	 * flag check and a blocking read.
@@ -558,8 +561,6 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
-	pfd.fd = in_fd;
-	pfd.events = POLLIN;
 	for (;;) {
 		if (rpc_take_signal(&waitmask, &block)) {
 			rc = rpc_drain(s, &ss, out, &in);
@@ -569,7 +570,7 @@ rpc_serve_stdio(struct srv *s, int in_fd, int out)
 			rc = -1;
 			break;
 		}
-		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
+		if (dbp_wait_readable(in_fd, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
 			srv_log(SRV_LOG_ERROR, "waiting for stdin: %s",

@@ -7,11 +7,14 @@
  * is what Python's str.isspace() calls whitespace, so a document sliced
  * here gives the slices the upstream server gives.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "server.h"
 #include "reference.h"
 #include "refdocs.h"
@@ -156,7 +159,8 @@ ref_add_line(struct ref_doc *doc, size_t *cap, const char *p, size_t n)
 
 	if (doc->nlines == *cap) {
 		ncap = *cap ? *cap * 2 : 256;
-		if ((nl = reallocarray(doc->lines, ncap, sizeof(*nl))) == NULL)
+		if ((nl = dbp_reallocarray(doc->lines, ncap,
+		    sizeof(*nl))) == NULL)
 			return -1;
 		doc->lines = nl;
 		*cap = ncap;
@@ -226,7 +230,7 @@ ref_parse(const char *text, size_t len, struct ref_doc *doc,
 			continue;
 		if (doc->nheads == hcap) {
 			hcap = hcap ? hcap * 2 : 64;
-			nh = reallocarray(doc->heads, hcap, sizeof(*nh));
+			nh = dbp_reallocarray(doc->heads, hcap, sizeof(*nh));
 			if (nh == NULL)
 				return dbp_fail(d, "out of memory");
 			doc->heads = nh;

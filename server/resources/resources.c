@@ -16,6 +16,8 @@
  * error with the code and sentence of spec 8.1.  No notification is ever
  * sent from here.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "server.h"
 
 #define RES_INVALID	(-32602)	/* JSON-RPC InvalidParams */
@@ -147,7 +150,7 @@ res_fail(int *code, char **detail, int c, const char *fmt, ...)
 
 	*code = c;
 	va_start(ap, fmt);
-	if (vasprintf(detail, fmt, ap) == -1)
+	if (dbp_vasprintf(detail, fmt, ap) == -1)
 		*detail = NULL;
 	va_end(ap);
 	return -1;
@@ -514,7 +517,7 @@ res_abs(struct srv_conn *cn, const char *rel)
 {
 	char *p;
 
-	if (asprintf(&p, "%s/%s", cn->conf->print_root, rel) == -1)
+	if (dbp_asprintf(&p, "%s/%s", cn->conf->print_root, rel) == -1)
 		return NULL;
 	return p;
 }
@@ -1050,25 +1053,25 @@ res_entry_kind(cJSON *list, int titles, const char *conn, const char *fqn,
 	int rc = -1;
 
 	if (fqn == NULL) {
-		if (asprintf(&uri, RES_SCHEME "%s/%s", conn, k->name) == -1)
+		if (dbp_asprintf(&uri, RES_SCHEME "%s/%s", conn, k->name) == -1)
 			uri = NULL;
-		if (asprintf(&name, "%s %s", conn, k->label) == -1)
+		if (dbp_asprintf(&name, "%s %s", conn, k->label) == -1)
 			name = NULL;
-		if (asprintf(&title, "%s of connection %s", k->title,
+		if (dbp_asprintf(&title, "%s of connection %s", k->title,
 		    conn) == -1)
 			title = NULL;
-		if (asprintf(&desc, "%s (connection %s).", k->about,
+		if (dbp_asprintf(&desc, "%s (connection %s).", k->about,
 		    conn) == -1)
 			desc = NULL;
 	} else {
-		if (asprintf(&uri, RES_SCHEME "%s/%s/%s", conn, fqn,
+		if (dbp_asprintf(&uri, RES_SCHEME "%s/%s/%s", conn, fqn,
 		    k->name) == -1)
 			uri = NULL;
-		if (asprintf(&name, "%s %s", fqn, k->label) == -1)
+		if (dbp_asprintf(&name, "%s %s", fqn, k->label) == -1)
 			name = NULL;
-		if (asprintf(&title, "%s of %s", k->title, fqn) == -1)
+		if (dbp_asprintf(&title, "%s of %s", k->title, fqn) == -1)
 			title = NULL;
-		if (asprintf(&desc, "%s: %s.", fqn, k->about) == -1)
+		if (dbp_asprintf(&desc, "%s: %s.", fqn, k->about) == -1)
 			desc = NULL;
 	}
 	if (uri != NULL && name != NULL && title != NULL && desc != NULL)
@@ -1191,11 +1194,11 @@ res_list_all(struct srv *s, int titles)
 		return NULL;
 	for (i = 0; i < RES_NREFDOCS && rc == 0; i++) {
 		rc = -1;
-		if (asprintf(&uri, RES_SCHEME "/reference/%s",
-		    res_refdocs[i]) >= 0 && asprintf(&name, "%s reference",
-		    res_refdocs[i]) >= 0 && asprintf(&title, "The %s reference "
-		    "document", res_refdocs[i]) >= 0 && asprintf(&desc,
-		    "The packaged %s reference document, whole. "
+		if (dbp_asprintf(&uri, RES_SCHEME "/reference/%s",
+		    res_refdocs[i]) >= 0 && dbp_asprintf(&name, "%s reference",
+		    res_refdocs[i]) >= 0 && dbp_asprintf(&title,
+		    "The %s reference document", res_refdocs[i]) >= 0 &&
+		    dbp_asprintf(&desc, "The packaged %s reference document, whole. "
 		    "get_reference with document %s answers one section of "
 		    "it by number.", strcmp(res_refdocs[i], "spec") == 0 ?
 		    "print format specification" : "assertion language",
@@ -1322,15 +1325,15 @@ res_templates(struct srv *s, int titles, cJSON **result, int *code,
 	cJSON_AddStringToObject(e, "mimeType", "text/markdown");
 	for (i = 0; i < RES_NKINDS && ok; i++) {
 		ok = 0;
-		if (asprintf(&tpl, res_kinds[i].table ?
+		if (dbp_asprintf(&tpl, res_kinds[i].table ?
 		    RES_SCHEME "{connection}/{table}/%s{?page,version}" :
 		    RES_SCHEME "{connection}/%s{?page,version}",
 		    res_kinds[i].name) >= 0 &&
-		    asprintf(&name, "%s %s", res_kinds[i].table ? "table" :
+		    dbp_asprintf(&name, "%s %s", res_kinds[i].table ? "table" :
 		    "connection", res_kinds[i].name) >= 0 &&
-		    asprintf(&title, "%s of a %s", res_kinds[i].title,
+		    dbp_asprintf(&title, "%s of a %s", res_kinds[i].title,
 		    res_kinds[i].table ? "table" : "connection") >= 0 &&
-		    asprintf(&desc, "%s.%s", res_kinds[i].about,
+		    dbp_asprintf(&desc, "%s.%s", res_kinds[i].about,
 		    res_kinds[i].table ? " {table} is the dotted FQN, or the "
 		    "same names slash-delimited." : "") >= 0 &&
 		    (e = cJSON_CreateObject()) != NULL) {

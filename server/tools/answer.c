@@ -2,6 +2,8 @@
  * answer.c - small index reads shared by list_tables, search_columns and
  * resolve_value.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdlib.h>
 #include <string.h>
 

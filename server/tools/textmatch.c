@@ -7,6 +7,8 @@
  * Strings are UTF-8.  Invalid bytes are carried through as they are (one
  * byte, one "character"), so no input can make a comparison fail.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>

@@ -14,6 +14,8 @@
  * range, so the result is exactly Python's fnmatchcase over every
  * walkable FQN.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

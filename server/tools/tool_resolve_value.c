@@ -14,12 +14,15 @@
  * The reply depends on manifest.yaml and the table's declared statistics
  * and statistics_annotations files; those are pinned.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "answer.h"
+#include "platform.h"
 
 /* The column (or part) resolved against. */
 struct rv_col {
@@ -382,8 +385,8 @@ rv_reason(struct rv *r, int *oom)
 		return NULL;
 	}
 	if (st != NULL && strcmp(st, "unmeasured") == 0) {
-		if (asprintf(&out, "column %s values are unmeasured: the read "
-		    "failed this run", qc) < 0)
+		if (dbp_asprintf(&out, "column %s values are unmeasured: "
+		    "the read failed this run", qc) < 0)
 			out = NULL;
 	} else if (st == NULL || strcmp(st, "listed") != 0) {
 		cause = "not emitted for this column";
@@ -401,15 +404,15 @@ rv_reason(struct rv *r, int *oom)
 				if (strcmp(cls, carried_not[i]) == 0)
 					cause = NULL;
 		if (cause == NULL) {
-			if (asprintf(&out, "column %s publishes no values: not "
-			    "carried by %s", qc, cls) < 0)
+			if (dbp_asprintf(&out, "column %s publishes no "
+			    "values: not carried by %s", qc, cls) < 0)
 				out = NULL;
-		} else if (asprintf(&out, "column %s publishes no values: %s",
-		    qc, cause) < 0)
+		} else if (dbp_asprintf(&out,
+		    "column %s publishes no values: %s", qc, cause) < 0)
 			out = NULL;
 	} else if (r->col.redacted != NULL && r->col.redacted[0] != '\0') {
-		if (asprintf(&out, "column %s is redacted (%s), so its values "
-		    "are withheld", qc, r->col.redacted) < 0)
+		if (dbp_asprintf(&out, "column %s is redacted (%s), so its "
+		    "values are withheld", qc, r->col.redacted) < 0)
 			out = NULL;
 	} else if (r->t.scoped && r->t.has_scanned && r->t.scanned == 0) {
 		if ((out = strdup("the scan read no rows, so there is no value "
@@ -1208,8 +1211,8 @@ tool_resolve_value(struct call *c)
 		}
 		cJSON_AddStringToObject(every, "match", "unavailable");
 		det = NULL;
-		if (asprintf(&det, "table %s declares no statistics artifact",
-		    q) < 0)
+		if (dbp_asprintf(&det,
+		    "table %s declares no statistics artifact", q) < 0)
 			det = NULL;
 		free(q);
 		cJSON_AddStringToObject(every, "reason", det != NULL ? det :

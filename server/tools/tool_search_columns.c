@@ -31,6 +31,8 @@
  * The reply depends on manifest.yaml and every declared statistics and
  * statistics_annotations file, so those are the files pinned.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,16 +5,26 @@
 # the incremental counts (unchanged / rehashed / re-parsed).
 . "$SRCDIR/tests/lib.sh"
 
-USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json] [--quiet] [--strict] [CONNECTION ...]'
+USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]
+                     [--quiet] [--strict] [CONNECTION ...]'
 
 # --- usage and configuration errors ---------------------------------
 $VG "$INDEX" --bogus >"$T/out" 2>"$T/err"
 check_eq "unknown option exits 1" 1 $?
-check_eq "unknown option prints the usage line" "$USAGE" "$(tail -1 "$T/err")"
+check_eq "unknown option prints the synopsis" "$USAGE" "$(tail -2 "$T/err")"
 $VG "$INDEX" --help >"$T/out" 2>"$T/err"
-check_eq "--help exits 0" 0 $?
-check_eq "--help prints the usage line on stdout, nothing on stderr" \
-    "$USAGE|" "$(cat "$T/out")|$(cat "$T/err")"
+check_eq "--help exits 0, nothing on stderr" "0 " "$? $(cat "$T/err")"
+check_eq "--help opens with the synopsis" "$USAGE" "$(head -2 "$T/out")"
+check_eq "--help ends with a pointer to the manual" \
+    "See dbprint-index(1) for the details." "$(tail -1 "$T/out")"
+miss=""
+for o in $(sed -n '/^\.Sh OPTIONS\|^The options are/,/^\.El/p' \
+    "$SRCDIR/man/dbprint-index.1" | sed -n 's/^\.It Fl -\([a-z]*\).*/\1/p'); do
+	grep -q "^  --$o\b\|^  -., --$o\b" "$T/out" || miss="$miss --$o"
+done
+check_eq "--help has a line for every option of the manual" "" "$miss"
+check_eq "-V and --version agree" "$($VG "$INDEX" --version)" \
+    "$($VG "$INDEX" -V)"
 check "the usage line is the man page SYNOPSIS" sh -c '
 	m=$(sed -n "/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p" "$1" | tr "\n" " ")
 	for o in project index full json quiet strict; do

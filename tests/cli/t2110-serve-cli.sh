@@ -54,9 +54,23 @@ check_eq "--host must be loopback (transport is case-insensitive)" \
 out=$($VG "$SERVE" --project "$P" --transport carrier-pigeon </dev/null 2>&1)
 rc=$?
 check_eq "an unknown transport is a usage error" 2 "$rc"
-out=$($VG "$SERVE" --help 2>&1); rc=$?
+out=$($VG "$SERVE" --help 2>"$T/err"); rc=$?
+check_eq "--help exits 0, nothing on stderr" "0 " "$rc $(cat "$T/err")"
 check_contains "--help prints the usage" \
     "usage: dbprint-serve [CONNECTION] [--project LOC]" "$out"
+check_eq "--help ends with a pointer to the manual" \
+    "See dbprint-serve(1) for the details." "$(printf '%s\n' "$out" | tail -1)"
+miss=""
+for o in $(sed -n '/^\.Sh OPTIONS/,/^\.El/p' "$SRCDIR/man/dbprint-serve.1" |
+    sed -n 's/^\.It Fl \\-\([a-z-]*\).*/\1/p'); do
+	printf '%s\n' "$out" | grep -q "^  --$o \|^  -., --$o\$" ||
+	    miss="$miss --$o"
+done
+check_eq "--help has a line for every option of the manual" "" "$miss"
+check_eq "-V works as --version" "$($VG "$SERVE" --version)" "$($VG "$SERVE" -V)"
+check_eq "--version names the program and DBP_VERSION" \
+    "dbprint-serve $(sed -n 's/.*define DBP_VERSION[^"]*"\([^"]*\)".*/\1/p' \
+    "$SRCDIR/indexer/dbprint.h")" "$($VG "$SERVE" -V)"
 
 # --- --call --------------------------------------------------------------
 out=$($VG "$SERVE" --project "$P" --call list_tables '{"pattern": "*"}' \

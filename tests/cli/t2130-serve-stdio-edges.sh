@@ -36,6 +36,9 @@ i=0
 while [ $i -lt 20 ]; do
 	sig=TERM; [ $((i % 2)) = 1 ] && sig=INT
 	rm -f "$T/sin"; mkfifo "$T/sin"
+	# The reply file exists before the server opens it: its shell opens
+	# the fifo first, and blocks there until the writer below is open.
+	: >"$T/sig.out"
 	$VG "$SERVE" --project "$P" --index "$I" <"$T/sin" >"$T/sig.out" 2>/dev/null &
 	pid=$!
 	exec 3>"$T/sin"

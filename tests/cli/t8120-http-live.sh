@@ -17,7 +17,7 @@ LISTH="-H MCP-Protocol-Version:2026-07-28 -H Mcp-Method:tools/call -H Mcp-Name:l
 out=$($VG "$SERVE" --project "$P" --transport http --port 0 \
     --token-file "$T/none" </dev/null 2>&1); rc=$?
 check_eq "an unreadable --token-file: exit 1" 1 "$rc"
-check_contains "... saying so" "error: the token file" "$out"
+check_contains "... saying so" "dbprint-serve: the token file" "$out"
 printf '\n\n' >"$T/empty.tok"
 out=$($VG "$SERVE" --project "$P" --transport http --port 0 \
     --token-file "$T/empty.tok" </dev/null 2>&1); rc=$?

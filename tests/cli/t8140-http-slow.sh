@@ -19,7 +19,7 @@ for v in 0 3601 2x -1; do
 	out=$(DBPRINT_HTTP_REQUEST_S=$v timeout 20 $VG "$SERVE" \
 	    --project "$P" --transport http --port 0 </dev/null 2>&1); rc=$?
 	check_eq "DBPRINT_HTTP_REQUEST_S=$v is refused at startup" \
-	    "1 error: DBPRINT_HTTP_REQUEST_S must be a whole number of seconds from 1 to 3600; got '$v'" \
+	    "1 dbprint-serve: DBPRINT_HTTP_REQUEST_S must be a whole number of seconds from 1 to 3600; got '$v'" \
 	    "$rc $out"
 done
 
@@ -120,24 +120,31 @@ check_contains "... and carried the reply" '"id":1,"result"' \
 # --- (d) a kept-alive client over more than the limit -----------------------
 # idle before its first request, and between requests, longer than the
 # limit: idle connections are the idle timeout's (30 s), not this one's.
-c0=$(cuts)
+# A portable build has no TCP byte count (dbprint-serve(1)): there an idle
+# connection is timed from its last response, and this case does not hold.
 R="POST /mcp HTTP/1.1\r\n$H\r\nContent-Type: application/json\r\nContent-Length: $L\r\n"
-{
-	sleep $((LIMIT + 1))
-	printf "%b\r\n%s" "$R" "$INIT"
-	sleep $((LIMIT + 1))
-	printf "%b\r\n%s" "$R" "$INIT"
-	sleep 0.5
-	printf "%b\r\n%s" "$R" "$INIT"
-	sleep 0.5
-	printf "%bConnection: close\r\n\r\n%s" "$R" "$INIT"
-	sleep 2
-} | curl -s --max-time 20 "telnet://127.0.0.1:$PORT" >"$T/keep.out" 2>/dev/null
-check_eq "a kept-alive client idle past the limit gets all four answers" \
-    "200 200 200 200" \
-    "$(grep -ao 'HTTP/1.1 [0-9]*' "$T/keep.out" | cut -d' ' -f2 | tr '\n' ' ' |
-    sed 's/ $//')"
-check_eq "... and none of its requests was cut" 0 "$(($(cuts) - c0))"
+if [ "${DBP_PORTABLE:-0}" = 1 ]; then
+	skip "portable build: no TCP_INFO: idle kept-alive connections are timed"
+	skip "portable build: ... so the kept-alive case is Linux's"
+else
+	c0=$(cuts)
+	{
+		sleep $((LIMIT + 1))
+		printf "%b\r\n%s" "$R" "$INIT"
+		sleep $((LIMIT + 1))
+		printf "%b\r\n%s" "$R" "$INIT"
+		sleep 0.5
+		printf "%b\r\n%s" "$R" "$INIT"
+		sleep 0.5
+		printf "%bConnection: close\r\n\r\n%s" "$R" "$INIT"
+		sleep 2
+	} | curl -s --max-time 20 "telnet://127.0.0.1:$PORT" >"$T/keep.out" 2>/dev/null
+	check_eq "a kept-alive client idle past the limit gets all four answers" \
+	    "200 200 200 200" \
+	    "$(grep -ao 'HTTP/1.1 [0-9]*' "$T/keep.out" | cut -d' ' -f2 | tr '\n' ' ' |
+	    sed 's/ $//')"
+	check_eq "... and none of its requests was cut" 0 "$(($(cuts) - c0))"
+fi
 
 # --- a second request on a kept-alive connection is timed from its own start 
 c0=$(cuts)

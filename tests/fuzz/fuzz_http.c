@@ -20,6 +20,8 @@
  * of a replay, fuzz_replay_done() stops the daemon as SIGTERM stops
  * dbprint-serve and joins its thread.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -36,6 +38,12 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "platform.h"
+
+/* POSIX.1-2008 has it; macOS has not (rpc_signals ignores SIGPIPE). */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL	0
+#endif
 
 #define FH_SEP		"#####\n"
 #define FH_MAX_SEGS	6
@@ -82,7 +90,7 @@ fh_connect(void)
 	/* A signal (libFuzzer's own timers) may interrupt connect: then
 	 * start over on a new socket. */
 	for (attempt = 0; attempt < 8; attempt++) {
-		if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		if ((fd = dbp_socket_cloexec(AF_INET, SOCK_STREAM, 0)) < 0)
 			return -1;
 		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
 			return fd;
@@ -153,11 +161,11 @@ fh_add(char **b, size_t *len, size_t *cap, const char *p, size_t n)
 static size_t
 fh_body_at(const char *b, size_t len)
 {
-	const char *e = memmem(b, len, "\r\n\r\n", 4);
+	const char *e = dbp_memmem(b, len, "\r\n\r\n", 4);
 
 	if (e != NULL)
 		return (size_t)(e - b) + 4;
-	e = memmem(b, len, "\n\n", 2);
+	e = dbp_memmem(b, len, "\n\n", 2);
 	return e != NULL ? (size_t)(e - b) + 2 : len;
 }
 
@@ -186,7 +194,7 @@ fh_complete(const char *b, size_t len)
 		}
 		if ((size_t)(end - h) > 18 && strncasecmp(h,
 		    "Transfer-Encoding:", 18) == 0 &&
-		    memmem(b + body, len - body, "0\r\n\r\n", 5) == NULL)
+		    dbp_memmem(b + body, len - body, "0\r\n\r\n", 5) == NULL)
 			return 0;
 	}
 	return 1;
@@ -260,7 +268,7 @@ fh_take_sid(const char *r)
 	const char *p;
 	size_t n;
 
-	p = strcasestr(r, "\nMcp-Session-Id:");
+	p = dbp_strcasestr(r, "\nMcp-Session-Id:");
 	if (p != NULL)
 		p += strlen("\nMcp-Session-Id:");
 	else if ((p = strstr(r, "session_id=")) != NULL)
@@ -309,11 +317,11 @@ fh_whole(const char *r, size_t len, int sse)
 	head = (size_t)(h - r) + 4;
 	if (sse)
 		return strstr(r + head, "\n\n") != NULL;
-	if ((v = strcasestr(r, "\nContent-Length:")) != NULL && v < h) {
+	if ((v = dbp_strcasestr(r, "\nContent-Length:")) != NULL && v < h) {
 		want = strtoull(v + strlen("\nContent-Length:"), NULL, 10);
 		return len - head >= want;
 	}
-	if ((v = strcasestr(r, "\nTransfer-Encoding: chunked")) != NULL &&
+	if ((v = dbp_strcasestr(r, "\nTransfer-Encoding: chunked")) != NULL &&
 	    v < h)
 		return len >= 5 && memcmp(r + len - 5, "0\r\n\r\n", 5) == 0;
 	return strncmp(r + 9, "1", 1) == 0 || strncmp(r + 9, "204", 3) == 0 ||
@@ -386,7 +394,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fh_started)
 		fh_start();
 	while (p < end && nseg < FH_MAX_SEGS) {
-		e = memmem(p, (size_t)(end - p), FH_SEP, strlen(FH_SEP));
+		e = dbp_memmem(p, (size_t)(end - p), FH_SEP, strlen(FH_SEP));
 		if (e == NULL)
 			e = end;
 		nseg++;

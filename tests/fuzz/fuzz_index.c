@@ -8,6 +8,8 @@
  * file.  Every file is put back before the next input.  The index must
  * stay consistent: PRAGMA quick_check is "ok" after every run.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,6 +12,8 @@
  * the target has one) and frees the fixture server, so valgrind sees a
  * process that owns nothing at exit.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,8 @@
  * the messages of research/upstream-mcp.md 1.2, print roots, max_age_days
  * and rules.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <setjmp.h>

@@ -7,6 +7,8 @@
  * dropped; settling rebuilds only past DBP_GRAMS_DIRTY_MAX; a damaged
  * list is an error, never a crash.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>

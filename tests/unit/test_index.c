@@ -5,6 +5,8 @@
  * digests, schema-version rebuild; and the fold, collapse and path
  * helpers.  Each test builds a small print of its own under /tmp.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 
 #include "dbprint.h"
 #include "compile/ix.h"
+#include "platform.h"
 
 static char		tmp[256];	/* scratch, realpath'd */
 static char		root[512];	/* the print root: tmp/p */
@@ -79,9 +82,10 @@ touch(const char *rel, int secs)
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	assert_int_equal(stat(path, &sb), 0);
-	ts[0] = sb.st_atim;
-	ts[1] = sb.st_mtim;
-	ts[1].tv_sec += secs;
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = (time_t)(dbp_mtime_ns(&sb) / 1000000000) + secs;
+	ts[1].tv_nsec = (long)(dbp_mtime_ns(&sb) % 1000000000);
 	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 

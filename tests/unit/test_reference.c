@@ -3,6 +3,8 @@
  * lookup behind get_reference (server/resources/reference.c), and the loading of
  * the compiled-in and directory copies of the documents.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -4,6 +4,8 @@
  * relationships.yaml, both sides of a relationships file, the diff and
  * its summary, and the files the caller is asked to pin.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -5,6 +5,8 @@
  * another handle is seen by the next use), and closing finalizes all so
  * sqlite3_close succeeds.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

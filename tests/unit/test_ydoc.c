@@ -7,6 +7,8 @@
  * json.dumps(yaml.load(text, Loader=yaml.CSafeLoader), separators=(",",":"),
  * default=str) - written down as the specification, not computed here.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <ftw.h>

@@ -10,6 +10,8 @@
  * example prints when present.  Also dbp_float_repr's cheap digits
  * against bisection over many doubles.
  */
+#define _XOPEN_SOURCE	700	/* realpath, nftw */
+
 #include <sys/stat.h>
 
 #include <ftw.h>
