@@ -31,7 +31,8 @@ static int		 m_bar_shown;
 /* The SYNOPSIS of dbprint-index(1). */
 static const char m_synopsis[] =
     "usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]\n"
-    "                     [--quiet] [--strict] [CONNECTION ...]\n";
+    "                     [--quiet] [--strict] [--no-sandbox] "
+    "[CONNECTION ...]\n";
 
 /* --help: one line per option, in the order of dbprint-index(1). */
 static const struct dbp_opt_help m_help[] = {
@@ -42,6 +43,7 @@ static const struct dbp_opt_help m_help[] = {
 	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
 	{ "--quiet",		"print nothing on stderr but fatal errors" },
 	{ "--strict",		"exit 3 when a file of the print has an error" },
+	{ "--no-sandbox",	"do not confine the run (debugging)" },
 	{ "-h, --help",		"print this help and exit" },
 	{ "-V, --version",	"print the version and exit" },
 };
@@ -322,15 +324,22 @@ m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
 	size_t i;
 	int rc = 0;
 
-	/* Opt-in for now (sandbox.h, dbp_sandbox_env_on). */
-	if (o->no_sandbox || !dbp_sandbox_env_on())
+	if (o->no_sandbox || dbp_sandbox_env_off())
 		return 0;
 	dbp_sandbox_init(&sb, 0);
+	/* SQLite's temporary files beneath the first index's directory
+	 * (no database is open yet). */
+	for (i = 0; i < n && paths[i] == NULL; i++)
+		continue;
+	if (i < n && dbp_sandbox_tmpdir(paths[i]) == -1)
+		rc = -1;
 	for (i = 0; i < n && rc == 0; i++)
 		if (paths[i] != NULL && (dbp_sandbox_allow(&sb,
 		    todo[i]->print_root, DBP_SANDBOX_READ) == -1 ||
 		    dbp_sandbox_allow_dir_of(&sb, paths[i]) == -1))
 			rc = -1;
+	if (rc == 0)
+		rc = dbp_sandbox_allow_tmpdir(&sb);
 	if (rc == -1) {
 		dbp_sandbox_release(&sb);
 		dbp_warn("out of memory");

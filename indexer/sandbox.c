@@ -28,9 +28,7 @@
  * valgrind runs the program's system calls as its own, so a filter or a
  * ruleset would confine valgrind.  The sandbox itself is tested in the
  * normal build.
- *
- * For now both programs apply it only when DBPRINT_SANDBOX=1 is set
- * (dbp_sandbox_env_on): the test suite does not pass under it yet.
+
  */
 #if defined(__linux__) && !defined(DBP_PORTABLE)
 #define _GNU_SOURCE	/* O_PATH, syscall() */
@@ -93,22 +91,57 @@ dbp_sandbox_allow(struct dbp_sandbox *sb, const char *path,
 	return 0;
 }
 
+/* The directory of path, malloc'd (the caller frees), or NULL out of
+ * memory. */
+static char *
+sbx_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
 int
 dbp_sandbox_allow_dir_of(struct dbp_sandbox *sb, const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char *dir;
 	int rc;
 
-	if (slash == NULL)
-		return dbp_sandbox_allow(sb, ".", DBP_SANDBOX_WRITE);
-	if (slash == path)
-		return dbp_sandbox_allow(sb, "/", DBP_SANDBOX_WRITE);
-	if ((dir = strndup(path, (size_t)(slash - path))) == NULL)
+	if ((dir = sbx_dir_of(path)) == NULL)
 		return -1;
 	rc = dbp_sandbox_allow(sb, dir, DBP_SANDBOX_WRITE);
 	free(dir);
 	return rc;
+}
+
+int
+dbp_sandbox_tmpdir(const char *index_path)
+{
+	const char *env = getenv("SQLITE_TMPDIR");
+	char *dir;
+	int rc;
+
+	if (env != NULL && *env != '\0')
+		return 0;
+	if ((dir = sbx_dir_of(index_path)) == NULL)
+		return -1;
+	rc = setenv("SQLITE_TMPDIR", dir, 1);
+	free(dir);
+	return rc;
+}
+
+int
+dbp_sandbox_allow_tmpdir(struct dbp_sandbox *sb)
+{
+	const char *env = getenv("SQLITE_TMPDIR");
+
+	if (env == NULL || *env == '\0')
+		return 0;
+	return dbp_sandbox_allow(sb, env, DBP_SANDBOX_WRITE);
 }
 
 void
@@ -137,12 +170,6 @@ int
 dbp_sandbox_env_off(void)
 {
 	return sbx_env("DBPRINT_NO_SANDBOX");
-}
-
-int
-dbp_sandbox_env_on(void)
-{
-	return sbx_env("DBPRINT_SANDBOX") && !dbp_sandbox_env_off();
 }
 
 /* The line apply writes: appended to, never overrun. */
@@ -192,7 +219,22 @@ dbp_sandbox_apply(const struct dbp_sandbox *sb, char *line, size_t len)
 	return 0;
 }
 
+int
+dbp_sandbox_landlock_abi(void)
+{
+	return 0;
+}
+
 #else /* SBX_LINUX */
+
+int
+dbp_sandbox_landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi > 0 ? (int)abi : 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Landlock                                                             */

@@ -65,7 +65,19 @@ int	dbp_sandbox_allow(struct dbp_sandbox *sb, const char *path,
 /* Allow write access beneath the directory holding the file path (an
  * index and its -wal, -shm and -journal files).  0 or -1 as above. */
 int	dbp_sandbox_allow_dir_of(struct dbp_sandbox *sb, const char *path);
+/* Allow write access beneath SQLITE_TMPDIR when it is set (SQLite's
+ * temporary files: statement journals, large sorts).  0 or -1 as above. */
+int	dbp_sandbox_allow_tmpdir(struct dbp_sandbox *sb);
 void	dbp_sandbox_release(struct dbp_sandbox *sb);
+
+/*
+ * Point SQLite's temporary files at the directory of index_path, which the
+ * sandbox lets the program write, by setting SQLITE_TMPDIR unless it is
+ * set already (then dbp_sandbox_allow_tmpdir allows that directory).
+ * SQLite reads the variable once, when it initializes: call this before
+ * the first database is opened.  0, or -1 out of memory.
+ */
+int	dbp_sandbox_tmpdir(const char *index_path);
 
 /*
  * Confine the calling process.  Returns the DBP_SANDBOX_* bits of the
@@ -78,12 +90,12 @@ void	dbp_sandbox_release(struct dbp_sandbox *sb);
 int	dbp_sandbox_apply(const struct dbp_sandbox *sb, char *line,
 	    size_t len);
 
-/* 1 when DBPRINT_NO_SANDBOX is set to anything but "" or "0". */
+/* The Landlock ABI the kernel offers, 0 for none (or no sandbox on this
+ * platform). */
+int	dbp_sandbox_landlock_abi(void);
+
+/* 1 when DBPRINT_NO_SANDBOX is set to anything but "" or "0": the
+ * environment's --no-sandbox, which both programs honour. */
 int	dbp_sandbox_env_off(void);
-/* For now the sandbox is opt-in: 1 when DBPRINT_SANDBOX is set (as
- * above) and DBPRINT_NO_SANDBOX is not.  Until the test suite passes
- * under it (not yet verified over the whole suite), both
- * programs apply it only then. */
-int	dbp_sandbox_env_on(void);
 
 #endif /* DBPRINT_SANDBOX_H */

@@ -11,7 +11,7 @@
  * (a git address cloned or refreshed first; "error: <msg>", exit 1),
  * the served connections are resolved (the bare message, exit 1), each
  * served connection's index is opened and brought up to date, the
- * process confines itself (main_confine), and then the server answers on
+ * process confines itself (srv_confine, confine.c), and then the server answers on
  * stdio until EOF, SIGTERM or SIGINT (exit 0), or runs the one --call and
  * exits.
  */
@@ -42,7 +42,8 @@ static const char main_synopsis[] =
     "                     [--transport stdio|http] [--host H] [--port N]\n"
     "                     [--token-file F] [--log-level L] "
     "[--reference-dir DIR]\n"
-    "                     [--call TOOL [JSON]] [--read-only]\n";
+    "                     [--call TOOL [JSON]] [--read-only] "
+    "[--no-sandbox]\n";
 
 /* --help: one line per option, in the order of dbprint-serve(1). */
 static const struct dbp_opt_help main_help[] = {
@@ -57,6 +58,7 @@ static const struct dbp_opt_help main_help[] = {
 	{ "--reference-dir DIR", "serve get_reference's documents from DIR" },
 	{ "--call TOOL [JSON]",	"run one tools/call, print its text, exit" },
 	{ "--read-only",	"accepted: the server only ever reads" },
+	{ "--no-sandbox",	"do not confine the server (debugging)" },
 	{ "-h, --help",		"print this help and exit" },
 	{ "-V, --version",	"print the version and exit" },
 };
@@ -539,62 +541,18 @@ main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 		if ((path = o->index) == NULL)
 			path = ipath = dbp_index_path(&s->project,
 			    s->served[i].conf->name);
+		/* SQLite's temporary files beneath an index directory,
+		 * which the sandbox lets it write: set before the first
+		 * open, when SQLite reads it. */
+		if (path != NULL && i == 0 && !o->no_sandbox &&
+		    !dbp_sandbox_env_off() && dbp_sandbox_tmpdir(path) != 0)
+			path = NULL;
 		if (path == NULL || main_open_index(&s->served[i], path) != 0) {
 			free(ipath);
 			return -1;
 		}
 		free(ipath);
 	}
-	return 0;
-}
-
-/* --no-sandbox, for main_confine (a hook: it takes the srv only). */
-static int main_no_sandbox;
-
-/*
- * The sandbox (dbprint-serve(1), SANDBOX): read beneath every served
- * print root and the reference directories, read and write beneath the
- * directory of every index file (SQLite makes its -wal, -shm and -journal
- * files there), nothing else; a listener (HTTP) keeps its bound socket.
- * One info line says what is on.  0, or -1 out of memory.
- */
-static int
-main_confine(struct srv *s, int listener)
-{
-	struct dbp_sandbox sb;
-	char line[DBP_SANDBOX_LINE];
-	const char *env;
-	size_t i;
-	int rc = 0;
-
-	/* Opt-in for now (sandbox.h, dbp_sandbox_env_on). */
-	if (main_no_sandbox || !dbp_sandbox_env_on()) {
-		srv_log(SRV_LOG_INFO, "sandbox off");
-		return 0;
-	}
-	dbp_sandbox_init(&sb, listener ? DBP_SANDBOX_LISTENER : 0);
-	for (i = 0; i < s->nserved && rc == 0; i++) {
-		rc = dbp_sandbox_allow(&sb, s->served[i].conf->print_root,
-		    DBP_SANDBOX_READ);
-		if (rc == 0 && s->served[i].index_path != NULL)
-			rc = dbp_sandbox_allow_dir_of(&sb,
-			    s->served[i].index_path);
-	}
-	/* get_reference reads these at the call (reference.c). */
-	if (rc == 0 && s->reference_dir != NULL)
-		rc = dbp_sandbox_allow(&sb, s->reference_dir,
-		    DBP_SANDBOX_READ);
-	if (rc == 0 && (env = getenv("DBPRINT_REFERENCE_DIR")) != NULL &&
-	    *env != '\0')
-		rc = dbp_sandbox_allow(&sb, env, DBP_SANDBOX_READ);
-	if (rc != 0) {
-		dbp_sandbox_release(&sb);
-		fprintf(stderr, "dbprint-serve: out of memory\n");
-		return -1;
-	}
-	dbp_sandbox_apply(&sb, line, sizeof(line));
-	dbp_sandbox_release(&sb);
-	srv_log(SRV_LOG_INFO, "sandbox: %s", line);
 	return 0;
 }
 
@@ -642,10 +600,10 @@ main(int argc, char **argv)
 	/* Then the sandbox: from here on this process never runs git nor
 	 * touches the network.  HTTP confines itself in http_serve once its
 	 * socket is bound; stdio and --call here. */
-	main_no_sandbox = o.no_sandbox;
-	s.confine = main_confine;
+	s.no_sandbox = o.no_sandbox;
+	s.confine = srv_confine;
 	if (!o.http || o.call != NULL) {
-		if (main_confine(&s, 0) != 0) {
+		if (srv_confine(&s, 0) < 0) {
 			dbp_refresher_stop(&refresher);
 			main_release(&s);
 			dbp_remote_release(&remote);

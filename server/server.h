@@ -64,12 +64,25 @@ struct srv {
 	struct srv_conn		*deflt;		/* NULL: no default connection */
 	const char		*reference_dir;	/* --reference-dir, or NULL */
 	const char		*token_file;	/* --token-file (HTTP), or NULL */
-	/* Confine the process (main.c; the sandbox of dbprint-serve(1)):
-	 * called once everything the server opens at start is open, by
-	 * http_serve once its socket is bound and before its daemon's
-	 * threads start (listener 1).  0, or -1 to stop. */
+	/* Confine the process (srv_confine; NULL: never): called once
+	 * everything the server opens at start is open, by http_serve once
+	 * its socket is bound and before its daemon's threads start
+	 * (listener 1).  -1 to stop. */
 	int			(*confine)(struct srv *s, int listener);
+	int			 no_sandbox;	/* --no-sandbox */
 };
+
+/*
+ * confine.c: the sandbox of dbprint-serve(1), SANDBOX.  Read beneath every
+ * served print root and the reference directories, read and write beneath
+ * the directory of every index file and SQLITE_TMPDIR, nothing else; a
+ * listener (HTTP) keeps using its bound socket and creates none.  Does
+ * nothing under s->no_sandbox or DBPRINT_NO_SANDBOX.  One line at start
+ * says what is on: info when everything is, a warning when the kernel
+ * lacks a part.  Apply before starting any thread.  The DBP_SANDBOX_*
+ * bits of what took effect (sandbox.h; 0 when off), or -1 out of memory.
+ */
+int	srv_confine(struct srv *s, int listener);
 
 /* The served connection named name, or NULL. */
 struct srv_conn *srv_conn_find(struct srv *s, const char *name);

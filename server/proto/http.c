@@ -1477,7 +1477,7 @@ http_serve(struct srv *s, const char *host, int port)
 	}
 	/* The sandbox, now that the socket is bound and the token read,
 	 * and before the daemon starts its threads (which inherit it). */
-	if (s->confine != NULL && s->confine(s, 1) != 0) {
+	if (s->confine != NULL && s->confine(s, 1) < 0) {
 		close(fd);
 		goto out;
 	}
