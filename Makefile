@@ -126,10 +126,15 @@ tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN) ma
 
 # The test suite runs against a sanitizer build in build/asan (with
 # PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).
+# The sandbox is also tested as users run it, without the sanitizers'
+# widening (t9400): the plain tree, build/ (build/portable).
 CHECK_B	= build/asan$(if $(PORTABLE),-portable)
+PLAIN_B	= $(if $(PORTABLE),build/portable,build)
 check: test-deps
+	@$(MAKE) --no-print-directory B=$(PLAIN_B) all $(PLAIN_B)/tests/test_sandbox
 	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
-	@BUILD=$(CHECK_B) DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
+	@BUILD=$(CHECK_B) PLAIN_BUILD=$(PLAIN_B) \
+	    DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
 
 # The valgrind tree keeps only no_new_privs of the sandbox (sandbox.c).
 check-valgrind: test-deps

@@ -322,7 +322,7 @@ m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
 	struct dbp_sandbox sb;
 	char line[DBP_SANDBOX_LINE];
 	size_t i;
-	int rc = 0;
+	int rc = 0, on;
 
 	if (o->no_sandbox || dbp_sandbox_env_off())
 		return 0;
@@ -345,9 +345,11 @@ m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
 		dbp_warn("out of memory");
 		return EXIT_WRITE;
 	}
-	dbp_sandbox_apply(&sb, line, sizeof(line));
+	on = dbp_sandbox_apply(&sb, line, sizeof(line));
 	dbp_sandbox_release(&sb);
-	if (!o->quiet)
+	/* Said only when the kernel lacks a part (or no sandbox here). */
+	if (!o->quiet && dbp_sandbox_available() &&
+	    (on & DBP_SANDBOX_CORE) != DBP_SANDBOX_CORE)
 		dbp_warn("sandbox: %s", line);
 	return 0;
 }

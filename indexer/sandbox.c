@@ -225,6 +225,12 @@ dbp_sandbox_landlock_abi(void)
 	return 0;
 }
 
+int
+dbp_sandbox_available(void)
+{
+	return 0;
+}
+
 #else /* SBX_LINUX */
 
 int
@@ -234,6 +240,12 @@ dbp_sandbox_landlock_abi(void)
 	    LANDLOCK_CREATE_RULESET_VERSION);
 
 	return abi > 0 ? (int)abi : 0;
+}
+
+int
+dbp_sandbox_available(void)
+{
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -415,7 +427,7 @@ static const char *const sbx_allow[] = {
 	"preadv", "pwritev", "lseek", "close", "open", "openat",
 	"stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs",
 	"access", "faccessat", "faccessat2", "readlink", "readlinkat",
-	"getdents64", "fcntl", "flock", "fsync", "fdatasync", "ftruncate",
+	"getdents", "getdents64", "fcntl", "flock", "fsync", "fdatasync", "ftruncate",
 	"sync_file_range",
 	"unlink", "unlinkat", "fchown", "getcwd", "dup", "dup2", "dup3",
 	/* mkdir: dbp_index_open makes the directories above an index; they

@@ -41,6 +41,11 @@ enum dbp_sandbox_access {
 #define DBP_SANDBOX_SCOPE	0x08	/* Landlock: abstract unix sockets
 					 * and signals scoped (ABI >= 6) */
 #define DBP_SANDBOX_SECCOMP	0x10	/* the seccomp allow-list */
+/* The protections short of which both programs warn that the sandbox is
+ * partial (the Landlock network and scope rules follow the kernel's ABI;
+ * the line names them either way). */
+#define DBP_SANDBOX_CORE	(DBP_SANDBOX_NNP | DBP_SANDBOX_FS | \
+				 DBP_SANDBOX_SECCOMP)
 
 struct dbp_sandbox_path {
 	char			*path;		/* malloc'd */
@@ -90,6 +95,9 @@ int	dbp_sandbox_tmpdir(const char *index_path);
 int	dbp_sandbox_apply(const struct dbp_sandbox *sb, char *line,
 	    size_t len);
 
+/* 1 when this build has the sandbox (Linux, not DBP_PORTABLE): where it
+ * does not, dbp_sandbox_apply confines nothing and nobody is warned. */
+int	dbp_sandbox_available(void);
 /* The Landlock ABI the kernel offers, 0 for none (or no sandbox on this
  * platform). */
 int	dbp_sandbox_landlock_abi(void);

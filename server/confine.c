@@ -11,12 +11,6 @@
 #include "sandbox.h"
 #include "server.h"
 
-/* The protections short of which a warning says the sandbox is partial:
- * the Landlock network and scope rules follow the kernel's ABI, and the
- * line names them either way. */
-#define SRV_SANDBOX_CORE	(DBP_SANDBOX_NNP | DBP_SANDBOX_FS | \
-				 DBP_SANDBOX_SECCOMP)
-
 /* Add what the served connections are allowed to sb.  0, or -1 out of
  * memory. */
 static int
@@ -63,7 +57,8 @@ srv_confine(struct srv *s, int listener)
 	}
 	on = dbp_sandbox_apply(&sb, line, sizeof(line));
 	dbp_sandbox_release(&sb);
-	srv_log((on & SRV_SANDBOX_CORE) == SRV_SANDBOX_CORE ? SRV_LOG_INFO :
-	    SRV_LOG_WARNING, "sandbox: %s", line);
+	srv_log((on & DBP_SANDBOX_CORE) == DBP_SANDBOX_CORE ||
+	    !dbp_sandbox_available() ? SRV_LOG_INFO : SRV_LOG_WARNING,
+	    "sandbox: %s", line);
 	return on;
 }

@@ -78,8 +78,8 @@ struct srv {
  * the directory of every index file and SQLITE_TMPDIR, nothing else; a
  * listener (HTTP) keeps using its bound socket and creates none.  Does
  * nothing under s->no_sandbox or DBPRINT_NO_SANDBOX.  One line at start
- * says what is on: info when everything is, a warning when the kernel
- * lacks a part.  Apply before starting any thread.  The DBP_SANDBOX_*
+ * says what is on: info when everything is (or the build has no
+ * sandbox), a warning when the kernel lacks a part.  Apply before starting any thread.  The DBP_SANDBOX_*
  * bits of what took effect (sandbox.h; 0 when off), or -1 out of memory.
  */
 int	srv_confine(struct srv *s, int listener);
