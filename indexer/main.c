@@ -20,6 +20,7 @@
 #include "platform.h"
 #include "remote/remote.h"
 #include "sandbox.h"
+#include "text/utf8loc.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
@@ -326,6 +327,8 @@ m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
 
 	if (o->no_sandbox || dbp_sandbox_env_off())
 		return 0;
+	/* The folds' locale is read from /usr/lib/locale: now or never. */
+	(void)dbp_utf8_locale();
 	dbp_sandbox_init(&sb, 0);
 	/* SQLite's temporary files beneath the first index's directory
 	 * (no database is open yet). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "sandbox.h"
+#include "text/utf8loc.h"
 #include "server.h"
 
 /* Add what the served connections are allowed to sb.  0, or -1 out of
@@ -49,6 +50,8 @@ srv_confine(struct srv *s, int listener)
 		srv_log(SRV_LOG_INFO, "sandbox off");
 		return 0;
 	}
+	/* The folds' locale is read from /usr/lib/locale: now or never. */
+	(void)dbp_utf8_locale();
 	dbp_sandbox_init(&sb, listener ? DBP_SANDBOX_LISTENER : 0);
 	if (srv_confine_paths(s, &sb) != 0) {
 		dbp_sandbox_release(&sb);
