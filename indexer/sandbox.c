@@ -520,7 +520,7 @@ sbx_rules(scmp_filter_ctx ctx, uint32_t act, const char *const *list,
 
 /* The rules that look at arguments.  0 or -1. */
 static int
-sbx_special(scmp_filter_ctx ctx)
+sbx_special(const struct dbp_sandbox *sb, scmp_filter_ctx ctx)
 {
 	size_t i;
 	int rc = 0;
@@ -555,6 +555,10 @@ sbx_special(scmp_filter_ctx ctx)
 	    SCMP_A1(SCMP_CMP_EQ, 0));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setpriority), 1,
 	    SCMP_A1(SCMP_CMP_EQ, 0));
+	/* Waiting for the one child forked before (the git refresher). */
+	if (sb->child > 0)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(wait4), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sb->child));
 	/* Resource limits of this process only (pid 0). */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
 	    SCMP_A0(SCMP_CMP_EQ, 0));
@@ -593,7 +597,7 @@ sbx_seccomp(const struct dbp_sandbox *sb, struct sbx_line *ln)
 		rc = sbx_rules(ctx, kill, sbx_kill,
 		    sizeof(sbx_kill) / sizeof(sbx_kill[0]));
 	if (rc == 0)
-		rc = sbx_special(ctx);
+		rc = sbx_special(sb, ctx);
 	/* Every thread, should one exist already. */
 	if (rc == 0)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);

@@ -58,6 +58,9 @@ struct dbp_sandbox {
 	struct dbp_sandbox_path	*paths;		/* malloc'd */
 	size_t			 npaths;
 	int			 flags;		/* DBP_SANDBOX_LISTENER */
+	long			 child;		/* the one child process the
+						 * program may wait for (the
+						 * git refresher), 0: none */
 };
 
 void	dbp_sandbox_init(struct dbp_sandbox *sb, int flags);

@@ -53,6 +53,7 @@ srv_confine(struct srv *s, int listener)
 	/* The folds' locale is read from /usr/lib/locale: now or never. */
 	(void)dbp_utf8_locale();
 	dbp_sandbox_init(&sb, listener ? DBP_SANDBOX_LISTENER : 0);
+	sb.child = s->refresher;
 	if (srv_confine_paths(s, &sb) != 0) {
 		dbp_sandbox_release(&sb);
 		srv_log(SRV_LOG_ERROR, "sandbox: out of memory");

@@ -601,6 +601,7 @@ main(int argc, char **argv)
 	 * touches the network.  HTTP confines itself in http_serve once its
 	 * socket is bound; stdio and --call here. */
 	s.no_sandbox = o.no_sandbox;
+	s.refresher = refresher.pid;
 	s.confine = srv_confine;
 	if (!o.http || o.call != NULL) {
 		if (srv_confine(&s, 0) < 0) {

@@ -70,6 +70,9 @@ struct srv {
 	 * (listener 1).  -1 to stop. */
 	int			(*confine)(struct srv *s, int listener);
 	int			 no_sandbox;	/* --no-sandbox */
+	long			 refresher;	/* the git refresher child's
+						 * pid (waited for at the
+						 * end), 0: none */
 };
 
 /*
