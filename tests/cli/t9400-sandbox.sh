@@ -68,13 +68,7 @@ for t in depot.sales.customer depot.sales.order_event depot.sales.orders; do
 		a="{\"table\":\"$t\",\"purpose\":\"profile\",\"format\":\"$f\"}"
 		ctx_pages "$R" main "$a" "$f"
 		[ "$npages" -ge 1 ] || continue
-		: >"$T/got"
-		i=1
-		while [ $i -le "$npages" ]; do
-			[ "$npages" -gt 1 ] && echo "=== page $i ===" >>"$T/got"
-			ctx_norm "$R" <"$T/pages/$i" >>"$T/got"
-			i=$((i + 1))
-		done
+		ctx_got "$R"
 		check_file "confined: $t profile $f is the golden" \
 		    "$G/main/$t.profile.$f" "$T/got"
 	done
