@@ -74,6 +74,9 @@
  * started during a full build of a large print on a busy machine waits
  * for it to commit rather than failing with "database is locked". */
 #define DBP_INDEX_WAIT_MS	900000
+/* Milliseconds between two tries of an index's switch to WAL, which
+ * SQLite refuses at once (no busy handler) while another run writes. */
+#define DBP_WAL_RETRY_MS	20
 
 /* Value lists with more entries than this get value_trigrams rows for
  * resolve_value's nearest match; shorter ones are scored directly, which
