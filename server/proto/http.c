@@ -798,21 +798,23 @@ http_json_type(struct MHD_Connection *c)
 	    (t[16] == '\0' || t[16] == ';' || t[16] == ' ');
 }
 
-/* Parse the body as one JSON-RPC message object; NULL after queuing the
- * 400 (parse error, batch, not an object). */
+/* Parse the body as one JSON-RPC message object, by rpc_parse()'s rules
+ * (the same as stdio's: UTF-8, JSON's own whitespace, one value, an id
+ * that can be echoed); NULL after queuing the 400 (parse error, bad id,
+ * batch, not an object). */
 static cJSON *
 http_parse(struct MHD_Connection *c, const struct http_req *q,
     enum MHD_Result *res)
 {
-	const char *end = NULL;
+	char why[RPC_WHY_MAX];
 	cJSON *req;
+	int code;
 
-	req = cJSON_ParseWithLengthOpts(q->body != NULL ? q->body : "",
-	    q->len, &end, 0);
+	req = rpc_parse(q->body != NULL ? q->body : "", q->len, &code, why,
+	    sizeof(why));
 	if (req == NULL) {
 		*res = http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
-		    HTTP_PARSE_ERROR, "Parse error: the body is not one JSON "
-		    "value", NULL, NULL);
+		    code, why, NULL, NULL);
 		return NULL;
 	}
 	if (cJSON_IsArray(req)) {
