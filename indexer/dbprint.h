@@ -374,6 +374,9 @@ void	dbp_stats_release(struct dbp_stats *st);
  * writers serialize.  *db is closed by the caller with sqlite3_close(). */
 int	dbp_index_open(const char *path, int flags, sqlite3 **db,
 	    struct dbp_diag *d);
+/* Remove the -journal, -wal and -shm files of the index at path, and with
+ * main_too the file itself. */
+void	dbp_index_remove(const char *path, int main_too);
 
 /* Bring the index up to date with the print at print_root: stat every
  * file; identity unchanged -> skip; identity changed but hash not ->

@@ -320,6 +320,23 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 	return dbp_fail(d, "index: cannot create the schema");
 }
 
+void
+dbp_index_remove(const char *path, int main_too)
+{
+	static const char *const sfx[] = { "-journal", "-wal", "-shm" };
+	char p[DBP_MAX_PATH];
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		n = snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (n > 0 && (size_t)n < sizeof(p))
+			(void)unlink(p);
+	}
+	if (main_too)
+		(void)unlink(path);
+}
+
 int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {

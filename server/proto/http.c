@@ -187,6 +187,7 @@ http_worker_open(struct http_worker *w, const struct srv *base)
 			srv_log(SRV_LOG_ERROR, "%s", d.msg);
 			return -1;
 		}
+		srv_index_ident(&w->s.served[i]);
 		sqlite3_exec(w->s.served[i].db, DBP_HTTP_CACHE_PRAGMA, NULL,
 		    NULL, NULL);
 	}
