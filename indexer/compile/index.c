@@ -341,7 +341,7 @@ int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
 	struct stat sb;
-	int oflags, v, wait, fresh = 0;
+	int oflags, v, wait, fresh = 0, created = 0;
 	char sql[64];
 
 	*db = NULL;
@@ -359,7 +359,7 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 			    "%s", path, strerror(errno));
 		ox_gitignore(path);
 		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-		fresh = stat(path, &sb) == -1 ? errno == ENOENT :
+		fresh = stat(path, &sb) == -1 ? (created = errno == ENOENT) :
 		    S_ISREG(sb.st_mode) && sb.st_size == 0;
 	}
 	if (sqlite3_open_v2(path, db, oflags | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -410,6 +410,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 fail:
 	sqlite3_close(*db);
 	*db = NULL;
+	if (created)
+		dbp_index_remove(path, 1);	/* leave nothing behind */
 	return -1;
 }
 

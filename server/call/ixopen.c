@@ -121,11 +121,16 @@ srv_index_ident(struct srv_conn *cn)
 static int
 ixo_open_disk(struct srv_conn *cn, const char *path, struct dbp_diag *d)
 {
-	int rc;
+	struct stat sb;
+	int rc, created;
 
+	created = stat(path, &sb) == -1 && errno == ENOENT;
 	rc = dbp_index_open(path, 0, &cn->db, d);
-	if (rc == 0 && (rc = ixo_update(cn, d)) != 0)
+	if (rc == 0 && (rc = ixo_update(cn, d)) != 0) {
 		ixo_close(cn);
+		if (created)
+			dbp_index_remove(path, 1);	/* as dbprint-index */
+	}
 	return rc;
 }
 
