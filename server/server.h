@@ -36,8 +36,7 @@ struct srv_conn {
 	dev_t			 ix_dev;	/* the file db opened at */
 	ino_t			 ix_ino;	/* index_path (ix_known) */
 	int			 ix_known;
-	int			 ix_memory;	/* rebuilt in memory after the
-						 * file was lost */
+	int			 ix_memory;	/* rebuilt in memory */
 };
 
 /*

@@ -186,20 +186,22 @@ static int
 ixo_reopen(struct srv_conn *cn, struct dbp_diag *d)
 {
 	struct stat sb;
-	int gone;
+	const char *what;
+	int gone = 0;
 
 	if (cn->ix_memory)
-		return ixo_open_memory(cn, d);	/* its last build failed */
+		return ixo_open_memory(cn, d);	/* its last one failed */
 	if (stat(cn->index_path, &sb) == 0) {
 		if (cn->db != NULL && cn->ix_known &&
 		    sb.st_dev == cn->ix_dev && sb.st_ino == cn->ix_ino)
 			return 0;	/* another worker's test was late */
-		gone = 0;
-	} else
-		gone = errno == ENOENT;
-	srv_log(SRV_LOG_WARNING, "%s: the index %s %s; %s", cn->conf->name,
-	    cn->index_path, gone ? "was deleted" : "was replaced",
-	    gone ? "rebuilding it" : "opening the new file");
+		what = "was replaced; opening the new file";
+	} else if ((gone = errno == ENOENT))
+		what = "was deleted; rebuilding it";
+	else
+		what = "cannot be looked up; opening it again";
+	srv_log(SRV_LOG_WARNING, "%s: the index %s %s", cn->conf->name,
+	    cn->index_path, what);
 	ixo_close(cn);
 	if (gone)
 		dbp_index_remove(cn->index_path, 0);

@@ -73,7 +73,7 @@ struct page_eng {
 	int			 always_lists;	/* protocol: list key always */
 	size_t			 nhead, nitems, nunits;
 	size_t			 fixed;		/* every, total, cursor, braces */
-	size_t			 cursor_w;	/* the cursor's part of fixed */
+	size_t			 cursor_w;	/* the cursor's share */
 	size_t			 keyw[2];	/* the list keys' widths */
 	struct page_slot	*w;		/* the window from the page start */
 	size_t			 n, cap;

@@ -135,7 +135,7 @@ static struct {
 	struct http_conn	*oldest;	/* the list's last */
 	unsigned int		 nconns;	/* in the list */
 	unsigned int		 evict_at;	/* nconns that evicts */
-	unsigned long		 evicted;	/* since the last log line */
+	unsigned long		 evicted;	/* since the last log */
 	int64_t			 evict_log_ms;
 	int64_t			 request_ms;	/* the request-time limit */
 	int64_t			 probed_ms;	/* the last byte-count probe */
