@@ -22,6 +22,10 @@ fi
 demo_copy
 http_start --log-level info
 check "the server listens" test -n "$PORT"
+ICP=
+# Whatever happens, the holder and the server end with the test.
+trap 'exec 4>&-; [ -n "$ICP" ] && kill "$ICP" 2>/dev/null;
+    kill "$SPID" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 
 # The idle connections: held until idle.in is closed.
 mkfifo "$T/idle.in"

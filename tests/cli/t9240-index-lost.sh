@@ -71,6 +71,7 @@ fi
 : >"$T/h.err"
 $VG "$SERVE" --project "$P" --transport http --port 0 2>"$T/h.err" &
 HP=$!
+trap 'kill "$HP" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 i=0
 while [ $i -lt 600 ] && kill -0 "$HP" 2>/dev/null &&
     ! grep -q 'listening on' "$T/h.err"; do
