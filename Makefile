@@ -122,7 +122,13 @@ $(B)/gen-print: fixtures/gen-print.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN) man
+# Idle connections held open for the HTTP tests (t8150): libc only.
+$(B)/idle-conns: tests/idle-conns.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ tests/idle-conns.c
+
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print \
+    $(B)/idle-conns $(UNIT_BIN) man
 
 # The test suite runs against a sanitizer build in build/asan (with
 # PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).

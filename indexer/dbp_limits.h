@@ -155,8 +155,14 @@
 #define DBP_HTTP_REQUEST_S	30
 #define DBP_HTTP_REQUEST_MAX_S	3600
 /* Open connections at once, across all clients (also capped by the
- * descriptor limit); more are refused at accept. */
+ * descriptor limit); more wait in the listen backlog. */
 #define DBP_HTTP_MAX_CONNECTIONS	1000
+/* Percent of that limit from which each connection accepted closes the
+ * oldest one idle on the server: one that never sent a byte first, else
+ * one kept alive between requests.  Idle connections held open then
+ * never keep a new client waiting (libmicrohttpd splits the limit among
+ * its threads: below 100 % some thread always has room to accept). */
+#define DBP_HTTP_EVICT_PCT	75
 /* Most worker threads (each with its own index handles); the default is
  * one per CPU, at least two. */
 #define DBP_HTTP_MAX_THREADS	8

@@ -9,6 +9,9 @@
  */
 #define _POSIX_C_SOURCE	200809L
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,13 +167,16 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 {
 	struct dbp_stats st;
 	struct dbp_diag d;
+	struct stat sb;
 	sqlite3 *db;
 	size_t i;
-	int rc;
+	int rc, created;
 
 	memset(&st, 0, sizeof(st));
+	created = stat(path, &sb) == -1 && errno == ENOENT;
 	if (dbp_index_open(path, DBP_OPEN_WAIT, &db, &d) == -1) {
-		dbp_warn("%s", d.msg);
+		dbp_warn("%s%s", d.msg, created ? "; no index was left "
+		    "behind" : "");
 		return EXIT_WRITE;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &m_start);
@@ -181,7 +187,13 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 		rc = -1;
 	}
 	if (rc == -1) {
-		dbp_warn("%s: %s", c->name, d.msg);
+		/* A first run that failed leaves no index: an empty or
+		 * schema-only file would only look like one. */
+		if (created)
+			dbp_index_remove(path, 1);
+		dbp_warn("%s: %s%s", c->name, d.msg, created ? "; no index "
+		    "was left behind" : "; the index is as it was");
+		dbp_stats_release(&st);
 		return EXIT_WRITE;
 	}
 	if (!quiet) {

@@ -157,108 +157,6 @@ main_resolve(struct srv *s, const char *name)
 	return -1;
 }
 
-/* The connection-level files: a change to any of them re-reads the whole
- * print, so checking them at start finds a regenerated print. */
-static const char *const main_conn_files[] = {
-	"manifest.yaml", "manifest.annotations.yaml", "diff.yaml", "reading.md"
-};
-
-/* 1 when the index was written for this connection and print root by an
- * indexer of this schema version (dbp_index_open empties any other). */
-static int
-main_index_current(sqlite3 *db, const struct dbp_conn *c)
-{
-	sqlite3_stmt *st = NULL;
-	int ok = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT value FROM meta WHERE key "
-	    "= 'connection') = ?1 AND (SELECT value FROM meta WHERE key = "
-	    "'print_root') = ?2 AND (SELECT value FROM meta WHERE key = "
-	    "'schema_version') = ?3", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, c->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->print_root, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, DBP_SCHEMA_VERSION);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		ok = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/*
- * Bring an open index up to date.  An index of this connection, root and
- * schema is only checked against the connection-level files here (a
- * regenerated print rewrites its manifest, which re-reads everything);
- * every per-table file is checked by the call that reads it (spec 7.1),
- * so start-up costs a few stats instead of one per print file.  Any other
- * index is built in full.
- */
-static int
-main_update(struct srv_conn *cn, struct dbp_diag *d)
-{
-	struct dbp_stats st;
-	int rc, changed = 0;
-
-	if (main_index_current(cn->db, cn->conf))
-		return dbp_index_refresh(cn->db, cn->conf->name,
-		    cn->conf->print_root, main_conn_files,
-		    sizeof(main_conn_files) / sizeof(main_conn_files[0]),
-		    &changed, d);
-	memset(&st, 0, sizeof(st));
-	rc = dbp_index_update(cn->db, cn->conf->name, cn->conf->print_root,
-	    0, &st, d);
-	dbp_stats_release(&st);
-	return rc;
-}
-
-/*
- * Open one served connection's index and bring it up to date; where the
- * index cannot be written, build it in memory and say so once.
- */
-static int
-main_open_index(struct srv_conn *cn, const char *path)
-{
-	struct dbp_diag d;
-	struct dbp_stats st;
-	int rc;
-
-	memset(&st, 0, sizeof(st));
-	d.msg[0] = '\0';
-	if ((cn->index_path = strdup(path)) == NULL)
-		return -1;
-	rc = dbp_index_open(path, 0, &cn->db, &d);
-	if (rc == 0)
-		rc = main_update(cn, &d);
-	if (rc == 0) {
-		srv_log(SRV_LOG_INFO, "serving %s from %s (index %s)",
-		    cn->conf->name, cn->conf->print_root, path);
-		return 0;
-	}
-	srv_log(SRV_LOG_WARNING, "%s: the index %s cannot be written (%s); "
-	    "building it in memory for this run", cn->conf->name, path,
-	    d.msg);
-	if (cn->db != NULL) {
-		srv_stmt_close(cn);
-		sqlite3_close(cn->db);
-	}
-	cn->db = NULL;
-	free(cn->index_path);
-	cn->index_path = NULL;
-	memset(&st, 0, sizeof(st));
-	d.msg[0] = '\0';
-	rc = dbp_index_open(NULL, DBP_OPEN_MEMORY, &cn->db, &d);
-	if (rc == 0)
-		rc = dbp_index_update(cn->db, cn->conf->name,
-		    cn->conf->print_root, 1, &st, &d);
-	dbp_stats_release(&st);
-	if (rc != 0) {
-		fprintf(stderr, "dbprint-serve: %s: %s\n", cn->conf->name,
-		    d.msg);
-		return -1;
-	}
-	return 0;
-}
-
 static void
 main_release(struct srv *s)
 {
@@ -547,7 +445,7 @@ main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 		if (path != NULL && i == 0 && !o->no_sandbox &&
 		    !dbp_sandbox_env_off() && dbp_sandbox_tmpdir(path) != 0)
 			path = NULL;
-		if (path == NULL || main_open_index(&s->served[i], path) != 0) {
+		if (path == NULL || srv_index_open(&s->served[i], path) != 0) {
 			free(ipath);
 			return -1;
 		}

@@ -348,6 +348,23 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 	return dbp_fail(d, "index: cannot create the schema");
 }
 
+void
+dbp_index_remove(const char *path, int main_too)
+{
+	static const char *const sfx[] = { "-journal", "-wal", "-shm" };
+	char p[DBP_MAX_PATH];
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		n = snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (n > 0 && (size_t)n < sizeof(p))
+			(void)unlink(p);
+	}
+	if (main_too)
+		(void)unlink(path);
+}
+
 int
 dbp_index_prepare(const char *path, struct dbp_diag *d)
 {
@@ -362,7 +379,7 @@ int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
 	struct stat sb;
-	int oflags, v, wait, fresh = 0;
+	int oflags, v, wait, fresh = 0, created = 0;
 	char sql[64];
 
 	*db = NULL;
@@ -378,7 +395,7 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 		if (dbp_index_prepare(path, d) == -1)
 			return -1;
 		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-		fresh = stat(path, &sb) == -1 ? errno == ENOENT :
+		fresh = stat(path, &sb) == -1 ? (created = errno == ENOENT) :
 		    S_ISREG(sb.st_mode) && sb.st_size == 0;
 	}
 	if (sqlite3_open_v2(path, db, oflags | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -428,6 +445,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 fail:
 	sqlite3_close(*db);
 	*db = NULL;
+	if (created)
+		dbp_index_remove(path, 1);	/* leave nothing behind */
 	return -1;
 }
 
