@@ -50,9 +50,11 @@
 #define BT_MAX_LINE	(64L * 1024 * 1024)	/* longest response line */
 /* After the first answer: a pause while the server keeps running (its
  * CPU time grows by a 100th of the wall time or more), checked every
- * BT_SETTLE_US, at most BT_SETTLE_MAX times. */
+ * BT_SETTLE_US, at most BT_SETTLE_MAX times; BT_SETTLE_QUIET quiet checks
+ * in a row end it. */
 #define BT_SETTLE_US	100000
 #define BT_SETTLE_MAX	100
+#define BT_SETTLE_QUIET	3	/* quiet checks in a row that end it */
 
 static FILE	*bt_to, *bt_from;
 static char	*bt_line;
@@ -188,7 +190,7 @@ bt_cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	int to[2], from[2], i, k, n, first, err;
+	int to[2], from[2], i, k, n, first, err, quiet;
 	char *spec, *tool, *args, *params;
 	double *t, t0, c0, c1, start;
 	long len = 0;
@@ -255,14 +257,18 @@ main(int argc, char **argv)
 			 * no more (at most BT_SETTLE_MAX steps) */
 			fflush(stdout);
 			t0 = bt_now();
-			for (i = 0; i < BT_SETTLE_MAX; i++) {
+			for (i = 0, quiet = 0; i < BT_SETTLE_MAX &&
+			    quiet < BT_SETTLE_QUIET; i++) {
 				c0 = bt_cpu(pid);
 				usleep(BT_SETTLE_US);
 				if (bt_cpu(pid) - c0 < BT_SETTLE_US / 100)
-					break;
+					quiet++;
+				else
+					quiet = 0;
 			}
 			printf("%-20s idle steps done %9.0f us after it\n",
-			    "server", bt_now() - t0 - BT_SETTLE_US);
+			    "server", bt_now() - t0 - BT_SETTLE_QUIET *
+			    BT_SETTLE_US);
 		}
 		c0 = bt_cpu(pid);
 		for (i = 0; i < n; i++) {

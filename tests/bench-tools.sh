@@ -178,11 +178,13 @@ bench_scale() {
 		    v.ord = 5000")
 		_up=$(printf '%s' "$_v" | tr '[:lower:]' '[:upper:]')
 		_near=$(printf '%s' "$_v" | sed 's/.$/q/')
+		# (a search first: the pause after the first answer lets
+		# the idle steps watch the directories it pinned)
 		set -- \
+		    'search_sensitivity=search_columns={"sensitivity":"*"}' \
 		    'list_tables=list_tables={}' \
 		    'list_tables_detail=list_tables={"detail":true}' \
 		    'search_text=search_columns={"text":"refund"}' \
-		    'search_sensitivity=search_columns={"sensitivity":"*"}' \
 		    "resolve_stored=resolve_value={$_col,\"text\":\"$_up\"}" \
 		    "resolve_nearest=resolve_value={$_col,\"text\":\"$_near\"}" \
 		    "resolve_none=resolve_value={$_col,\"text\":\"qqqqqqxx\"}" \

@@ -143,6 +143,8 @@ struct watch {
 	int		 first_pass;	/* no verification pass yet since the
 					 * reset: it defers (wt_defer) */
 	size_t		 idle_at;	/* the dir watch_idle() looks at next */
+	int		 idle_left;	/* watch_idle() left a file or a dir
+					 * for the next pass */
 	sqlite3_int64	 dv, tc;	/* index version the set was loaded at */
 	char		 digest[17];
 };
@@ -1136,6 +1138,7 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 	if (w->nblind > 0 || w->npending > 0)
 		w->pass = 1;
 	w->idle_at = 0;
+	w->idle_left = 0;
 	w->first_pass = 0;
 	free(look);
 	*stale = sl;
@@ -1253,20 +1256,26 @@ watch_idle(struct srv_conn *cn, size_t budget)
 			continue;
 		ps = d->parent == WT_NODIR ? WT_D_WATCHED :
 		    w->dirs[d->parent].state;
-		if (ps == WT_D_NONE || ps == WT_D_BLIND)
+		if (ps == WT_D_NONE || ps == WT_D_BLIND) {
+			w->idle_left = 1;
 			continue;
+		}
 		wt_watch_dir(w, i);
 		done++;
 		d->eff_pending = 0;
-		if (d->state != WT_D_WATCHED)
+		if (d->state != WT_D_WATCHED) {
+			w->idle_left = 1;
 			continue;
+		}
 		for (j = 0; j < d->nfiles; j++) {
 			k = w->byfile[d->first + j];
 			f = &w->files[k];
 			f->blind = 0;
 			f->verified = !wt_stale(w, f) && !f->blind;
-			if (!f->verified)
+			if (!f->verified) {
 				d->dirty = 1;
+				w->idle_left = 1;
+			}
 		}
 	}
 	w->idle_at = i;
@@ -1274,5 +1283,9 @@ watch_idle(struct srv_conn *cn, size_t budget)
 	if (i < w->ndirs)
 		return 1;
 	w->npending = 0;
+	/* every directory watched and every file verified: the next call
+	 * has nothing to pass over unless an event comes (wt_drain) */
+	if (!w->idle_left && w->nblind == 0)
+		w->pass = 0;
 	return 0;
 }
