@@ -12,6 +12,7 @@
 #   make deps       install the Debian packages the build needs (as root)
 #   make test-deps  ... and those the tests need (make check runs it)
 #   make dist       build/dbprint-VERSION.tar.gz, from git
+#   make deb        build/dbprint_VERSION_ARCH.deb, built from that tarball
 #
 # Every target that compiles runs `make deps` first (the tests' targets
 # `make test-deps`), so a fresh Debian machine needs nothing but this
@@ -59,7 +60,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version
+	fuzz lint tests-build programs man dist version install-files deb
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -140,6 +141,11 @@ bench: all
 	@sh tests/bench.sh
 
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies, without building: debian/rules calls it after its
+# own build.
+install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(B)/dbprint-index $(B)/dbprint-serve $(DESTDIR)$(BINDIR)
 	install -m 644 $(B)/man/dbprint-index.1 $(B)/man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
@@ -154,6 +160,23 @@ dist:
 	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
 	    -o build/dbprint-$(VERSION).tar.gz HEAD
 	@echo "dist: build/dbprint-$(VERSION).tar.gz"
+
+# The Debian package (debian/), built by dpkg-buildpackage from the
+# release tarball unpacked in build/deb, so what it packages is what
+# `make dist` ships; dpkg-buildpackage writes beside that tree and the
+# .deb is copied up into build/.
+DEB_ARCH = $(shell dpkg --print-architecture 2>/dev/null)
+DEB	 = dbprint_$(VERSION)_$(DEB_ARCH).deb
+deb: dist
+	@sh tests/deps.sh --package
+	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+	    { echo "deb: debian/changelog says $$v, DBP_VERSION $(VERSION)" >&2; exit 1; }
+	rm -rf build/deb
+	mkdir -p build/deb
+	tar -xzf build/dbprint-$(VERSION).tar.gz -C build/deb
+	cd build/deb/dbprint-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cp build/deb/$(DEB) build/$(DEB)
+	@echo "deb: build/$(DEB)"
 
 clean:
 	rm -rf build
