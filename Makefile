@@ -13,6 +13,8 @@
 #   make test-deps  ... and those the tests need (make check runs it)
 #   make dist       build/dbprint-VERSION.tar.gz, from git
 #   make deb        build/dbprint_VERSION_ARCH.deb, built from that tarball
+#   make check-package  make deb, then the .deb unpacked into a scratch
+#                   root and its programs run (tests/package.sh)
 #
 # Every target that compiles runs `make deps` first (the tests' targets
 # `make test-deps`), so a fresh Debian machine needs nothing but this
@@ -60,7 +62,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version install-files deb
+	fuzz lint tests-build programs man dist version install-files deb check-package
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -177,6 +179,9 @@ deb: dist
 	cd build/deb/dbprint-$(VERSION) && dpkg-buildpackage -us -uc -b
 	cp build/deb/$(DEB) build/$(DEB)
 	@echo "deb: build/$(DEB)"
+
+check-package: deb
+	@sh tests/package.sh build/$(DEB)
 
 clean:
 	rm -rf build
