@@ -12,6 +12,8 @@
 #   make deps       install the Debian packages the build needs (as root)
 #   make test-deps  ... and those the tests need (make check runs it)
 #   make dist       build/dbprint-VERSION.tar.gz, from git
+#   make distcheck  that tarball unpacked alone in a scratch directory
+#                   (no ../shared beside it): make, then make check there
 #   make deb        build/dbprint_VERSION_ARCH.deb, built from that tarball
 #   make check-package  make deb, then the .deb unpacked into a scratch
 #                   root and its programs run (tests/package.sh)
@@ -62,7 +64,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version install-files deb check-package
+	fuzz lint tests-build programs man dist version install-files deb check-package distcheck
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -162,6 +164,16 @@ dist:
 	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
 	    -o build/dbprint-$(VERSION).tar.gz HEAD
 	@echo "dist: build/dbprint-$(VERSION).tar.gz"
+
+# The tarball alone, as a user unpacks it: nothing of this tree or of
+# ../shared beside it; the scratch directory goes when the check ends.
+distcheck: dist
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT INT TERM && \
+	tar -xzf build/dbprint-$(VERSION).tar.gz -C "$$d" && \
+	echo "distcheck: in $$d/dbprint-$(VERSION)" && \
+	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" && \
+	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" check && \
+	echo "distcheck: build/dbprint-$(VERSION).tar.gz builds and passes make check alone"
 
 # The Debian package (debian/), built by dpkg-buildpackage from the
 # release tarball unpacked in build/deb, so what it packages is what
