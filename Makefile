@@ -64,7 +64,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version install-files deb check-package distcheck
+	fuzz lint tests-build programs man dist version install-files \
+	distcheck deb check-package
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -173,7 +174,7 @@ distcheck: dist
 	echo "distcheck: in $$d/dbprint-$(VERSION)" && \
 	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" && \
 	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" check && \
-	echo "distcheck: build/dbprint-$(VERSION).tar.gz builds and passes make check alone"
+	echo "distcheck: build/dbprint-$(VERSION).tar.gz: make and make check pass"
 
 # The Debian package (debian/), built by dpkg-buildpackage from the
 # release tarball unpacked in build/deb, so what it packages is what
@@ -184,7 +185,8 @@ DEB	 = dbprint_$(VERSION)_$(DEB_ARCH).deb
 deb: dist
 	@sh tests/deps.sh --package
 	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(VERSION)" ] || \
-	    { echo "deb: debian/changelog says $$v, DBP_VERSION $(VERSION)" >&2; exit 1; }
+	    { echo "deb: debian/changelog says $$v, DBP_VERSION" \
+	    "$(VERSION)" >&2; exit 1; }
 	rm -rf build/deb
 	mkdir -p build/deb
 	tar -xzf build/dbprint-$(VERSION).tar.gz -C build/deb

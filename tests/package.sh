@@ -56,7 +56,8 @@ if command -v lintian >/dev/null; then
 	if [ $rc -eq 0 ]; then ok "lintian reports no error"; else
 		fail "lintian reports no error" "$(cat "$T/lintian")"; fi
 else
-	fail "lintian reports no error" "lintian is not installed (tests/deps.sh --package)"
+	fail "lintian reports no error" \
+	    "lintian is not installed (tests/deps.sh --package)"
 fi
 
 # Every library the programs link is on this machine, and apt would
@@ -86,16 +87,18 @@ want=$(for d in "$T"/demo/prints/demo/*/*/*/; do
 	echo "${d##*/}.$s.$t"
 done | LC_ALL=C sort)
 case $want in
-'' | *'*'*) fail "the demo print has tables" "none under fixtures/demo/prints/demo" ;;
+'' | *'*'*)
+	fail "the demo print has tables" "none under fixtures/demo/prints/demo" ;;
 esac
 if "$BIN/dbprint-serve" --project "$T/demo" --call list_tables \
     >"$T/tables.json" 2>"$T/err"; then
 	got=$(sed -n 's/^ *"\([^"]*\.[^"]*\.[^"]*\)",\{0,1\}$/\1/p' \
 	    "$T/tables.json" | LC_ALL=C sort)
-	check_eq "installed dbprint-serve --call list_tables names the demo's $(printf '%s\n' "$want" | wc -l | tr -d ' ') tables" \
+	nt=$(printf '%s\n' "$want" | wc -l | tr -d ' ')
+	check_eq "installed dbprint-serve --call list_tables: the demo's $nt tables" \
 	    "$want" "$got"
 else
-	fail "installed dbprint-serve --call list_tables names the demo's tables" \
+	fail "installed dbprint-serve --call list_tables: the demo's tables" \
 	    "$(cat "$T/err")"
 fi
 
@@ -114,7 +117,8 @@ for m in man1/dbprint-index.1 man1/dbprint-serve.1 man5/dbprint-index.5; do
 	check_eq "$m: .Os names the version" ".Os dbprint $VERSION" \
 	    "$(gzip -dc "$f" | grep '^\.Os')"
 done
-check "the copyright file is installed" test -s "$ROOT/usr/share/doc/dbprint/copyright"
+check "the copyright file is installed" \
+    test -s "$ROOT/usr/share/doc/dbprint/copyright"
 
 echo "1..$n"
 [ $bad -eq 0 ] || { echo "package: $bad of $n failed" >&2; exit 1; }
