@@ -35,6 +35,8 @@
  * when it is there), built by tests/bench-tools.sh.  Exit 0, or 1 on a
  * usage or I/O error.
  */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime, fdopen, strdup */
+
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -48,6 +50,7 @@
 #include <unistd.h>
 
 #define BT_MAX_LINE	(64L * 1024 * 1024)	/* longest response line */
+#define BT_PARAMS	"{\"name\":\"%s\",\"arguments\":%s}"
 /* After the first answer: a pause while the server keeps running (its
  * CPU time grows by a 100th of the wall time or more), checked every
  * BT_SETTLE_US, at most BT_SETTLE_MAX times; BT_SETTLE_QUIET quiet checks
@@ -190,9 +193,10 @@ bt_cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	int to[2], from[2], i, k, n, first, err, quiet;
+	int to[2], from[2], i, k, n, first, err, plen, quiet;
 	char *spec, *tool, *args, *params;
 	double *t, t0, c0, c1, start;
+	struct timespec settle = { 0, BT_SETTLE_US * 1000L };
 	long len = 0;
 	pid_t pid;
 
@@ -243,9 +247,10 @@ main(int argc, char **argv)
 		}
 		*tool++ = '\0';
 		*args++ = '\0';
-		if (asprintf(&params, "{\"name\":\"%s\",\"arguments\":%s}",
-		    tool, args) < 0)
+		plen = snprintf(NULL, 0, BT_PARAMS, tool, args);
+		if (plen < 0 || (params = malloc((size_t)plen + 1)) == NULL)
 			return 1;
+		snprintf(params, (size_t)plen + 1, BT_PARAMS, tool, args);
 		if (bt_rpc("tools/call", params) < 0)	/* warm-up */
 			return 1;
 		if (k == 2) {
@@ -260,7 +265,7 @@ main(int argc, char **argv)
 			for (i = 0, quiet = 0; i < BT_SETTLE_MAX &&
 			    quiet < BT_SETTLE_QUIET; i++) {
 				c0 = bt_cpu(pid);
-				usleep(BT_SETTLE_US);
+				nanosleep(&settle, NULL);
 				if (bt_cpu(pid) - c0 < BT_SETTLE_US / 100)
 					quiet++;
 				else

@@ -43,7 +43,7 @@ bench_tools() {
 		_tmp=$_w
 	fi
 	echo "== list_tables, search_columns, resolve_value (issue 4)"
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-tools" \
+	cc -std=c11 -O2 -o "$_b/bench-tools" \
 	    "$SRCDIR/tests/bench-tools.c" || return 1
 	if [ $# -ge 2 ]; then
 		_p=$1 _db=$2
@@ -309,7 +309,7 @@ if [ "$(basename "$0")" = bench-tools.sh ]; then
 	_b=$SRCDIR/$BUILD
 	: "${BENCH_DIR:?set BENCH_DIR to the directory tests/bench.sh used}"
 	_nt=${BENCH_TABLES:-10000}
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-tools" \
+	cc -std=c11 -O2 -o "$_b/bench-tools" \
 	    "$SRCDIR/tests/bench-tools.c" || exit 1
 	bench_scale "$BENCH_DIR/print-$_nt-30" \
 	    "${BENCH_INDEX:-$BENCH_DIR/index.sqlite}" "$BENCH_DIR"
