@@ -104,12 +104,21 @@
 #define DBP_LOOK_THREADS	2
 #define DBP_LOOK_MIN_TABLES	256
 
+/* Tables a run plans, reads and writes at once (index.c): their files'
+ * state (~1.3 KB a table) lives only while their batch does, so a run's
+ * memory does not grow with the print's tables. */
+#define DBP_PLAN_BATCH		4096
+
 /* The page cache of a writing connection (SQLite cache_size, negative:
  * KiB).  64 MiB holds the hot index pages of a 10,000-table build; the
  * rest spills to the OS during the run, whose writeback then overlaps the
  * build instead of the commit's fsync waiting for all of it (256 MiB made
  * that wait 0.7-0.8 s of a 10,000-table full build). */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -65536"
+/* The page cache while the text index is built whole (grams.c): its
+ * lists, ~100 MB on a 100,000-table print, take the memory the cache
+ * gives back, so the build's peak stays under 256 MB at that size. */
+#define DBP_GRAMS_CACHE_PRAGMA	"PRAGMA cache_size = -16384"
 
 /* The page size of a new index (SQLite's default is 4096).  A statistics
  * file's document (files.doc, ~20 KB) spans two pages instead of six, and

@@ -25,6 +25,7 @@
  * test the dirty tables' columns themselves.  A small change thus costs
  * two inserts, not a rewrite of lists shared by every table.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,7 +180,7 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 	    "postings) VALUES (?1, ?2)";
 	struct gr_build b;
 	sqlite3_stmt *st = NULL, *ins = NULL;
-	char gram[4];
+	char gram[4], cache[64] = "";
 	uint32_t pos, key;
 	size_t i;
 	int rc, r = -1;
@@ -190,8 +191,21 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 	    NULL, NULL, NULL) != SQLITE_OK)
 		return dbp_fail(d, "cannot clear the text index: %s",
 		    sqlite3_errmsg(db));
-	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL)
-		return dbp_fail(d, "out of memory");
+	/* The lists take the page cache's memory while they are built
+	 * (DBP_GRAMS_CACHE_PRAGMA); the caller's cache size comes back after.
+	 * A failure only leaves the cache as it was. */
+	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(cache, sizeof(cache), "PRAGMA cache_size = %lld",
+		    (long long)sqlite3_column_int64(st, 0));
+		sqlite3_exec(db, DBP_GRAMS_CACHE_PRAGMA, NULL, NULL, NULL);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL) {
+		dbp_fail(d, "out of memory");
+		goto out;
+	}
 	if (sqlite3_prepare_v2(db, sql_text, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, sql_ins, -1, &ins, NULL) != SQLITE_OK) {
 		dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
@@ -231,6 +245,8 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
 	gr_build_free(&b);
+	if (cache[0] != '\0')
+		sqlite3_exec(db, cache, NULL, NULL, NULL);
 	return r;
 }
 
