@@ -119,6 +119,14 @@
  * lists, ~100 MB on a 100,000-table print, take the memory the cache
  * gives back, so the build's peak stays under 256 MB at that size. */
 #define DBP_GRAMS_CACHE_PRAGMA	"PRAGMA cache_size = -16384"
+/* Column ids per pass of a whole build of the text index (grams.c):
+ * each pass reads every column and builds the lists of its share of the
+ * trigrams (~60 MB for two million columns), so their memory stays
+ * bounded at any size; a print of fewer columns (66,000 tables of 30)
+ * builds them in one pass.  A test build may lower it (-D). */
+#ifndef DBP_GRAMS_PASS_COLUMNS
+#define DBP_GRAMS_PASS_COLUMNS	2000000
+#endif
 
 /* The page size of a new index (SQLite's default is 4096).  A statistics
  * file's document (files.doc, ~20 KB) spans two pages instead of six, and
