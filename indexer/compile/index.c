@@ -385,9 +385,16 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	 * page once (pages past the file's old end are not journaled) where
 	 * WAL writes it twice, once to the log and once to the file; the
 	 * first update's commit switches it to WAL (ox_to_wal). */
+	/* Busy: another run is building the file in rollback-journal mode
+	 * (its cache spilled to it), and SQLite refuses the switch without
+	 * waiting; the schema check below waits for that run, whose commit
+	 * switches the file (ox_to_wal). */
 	if (!(flags & DBP_OPEN_MEMORY) && !fresh &&
-	    ox_exec(*db, "PRAGMA journal_mode=WAL", d) == -1)
+	    sqlite3_exec(*db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) !=
+	    SQLITE_OK && sqlite3_errcode(*db) != SQLITE_BUSY) {
+		dbp_fail(d, "index: %s", sqlite3_errmsg(*db));
 		goto fail;
+	}
 	/* A new file's page size (an existing index keeps its own: set on a
 	 * file in WAL mode, the pragma left readers locked out of the next
 	 * run's commit). */
