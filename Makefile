@@ -29,7 +29,10 @@ MANDIR	?= $(PREFIX)/share/man
 DESTDIR	?=
 
 CC	?= cc
-PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash
+# libseccomp builds the sandbox's filter (indexer/sandbox.c): Linux only,
+# and not in the portable build, which compiles the sandbox out.
+PKGS	 = sqlite3 yaml-0.1 libcjson libxxhash \
+	   $(if $(PORTABLE),,$(if $(filter Linux,$(shell uname -s)),libseccomp))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HTTP_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
@@ -119,17 +122,29 @@ $(B)/gen-print: fixtures/gen-print.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ fixtures/gen-print.c
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print $(UNIT_BIN) man
+# Idle connections held open for the HTTP tests (t8150): libc only.
+$(B)/idle-conns: tests/idle-conns.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ tests/idle-conns.c
+
+tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print \
+    $(B)/idle-conns $(UNIT_BIN) man
 
 # The test suite runs against a sanitizer build in build/asan (with
 # PORTABLE=1 in build/asan-portable, the tests told DBP_PORTABLE=1).
+# The sandbox is also tested as users run it, without the sanitizers'
+# widening (t9400): the plain tree, build/ (build/portable).
 CHECK_B	= build/asan$(if $(PORTABLE),-portable)
+PLAIN_B	= $(if $(PORTABLE),build/portable,build)
 check: test-deps
+	@$(MAKE) --no-print-directory B=$(PLAIN_B) all $(PLAIN_B)/tests/test_sandbox
 	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
-	@BUILD=$(CHECK_B) DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
+	@BUILD=$(CHECK_B) PLAIN_BUILD=$(PLAIN_B) \
+	    DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
 
+# The valgrind tree keeps only no_new_privs of the sandbox (sandbox.c).
 check-valgrind: test-deps
-	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g" tests-build
+	@$(MAKE) --no-print-directory B=build/vg OPT="-O1 -g -DDBP_SANDBOX_VALGRIND" tests-build
 	@BUILD=build/vg VALGRIND=1 sh tests/run
 
 demo: all

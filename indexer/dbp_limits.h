@@ -74,6 +74,9 @@
  * started during a full build of a large print on a busy machine waits
  * for it to commit rather than failing with "database is locked". */
 #define DBP_INDEX_WAIT_MS	900000
+/* Milliseconds between two tries of an index's switch to WAL, which
+ * SQLite refuses at once (no busy handler) while another run writes. */
+#define DBP_WAL_RETRY_MS	20
 
 /* Value lists with more entries than this get value_trigrams rows for
  * resolve_value's nearest match; shorter ones are scored directly, which
@@ -169,8 +172,14 @@
 #define DBP_HTTP_REQUEST_S	30
 #define DBP_HTTP_REQUEST_MAX_S	3600
 /* Open connections at once, across all clients (also capped by the
- * descriptor limit); more are refused at accept. */
+ * descriptor limit); more wait in the listen backlog. */
 #define DBP_HTTP_MAX_CONNECTIONS	1000
+/* Percent of that limit from which each connection accepted closes the
+ * oldest one idle on the server: one that never sent a byte first, else
+ * one kept alive between requests.  Idle connections held open then
+ * never keep a new client waiting (libmicrohttpd splits the limit among
+ * its threads: below 100 % some thread always has room to accept). */
+#define DBP_HTTP_EVICT_PCT	75
 /* Most worker threads (each with its own index handles); the default is
  * one per CPU, at least two. */
 #define DBP_HTTP_MAX_THREADS	8
@@ -210,5 +219,9 @@
 /* --help (dbp_usage): the width of the option column, room for
  * "--transport stdio|http" with a line's description within 80 columns. */
 #define DBP_HELP_OPT_WIDTH	22
+
+/* The sandbox's one log line (indexer/sandbox.c): what is on, what is
+ * off and why. */
+#define DBP_SANDBOX_LINE	256
 
 #endif /* DBPRINT_DBP_LIMITS_H */

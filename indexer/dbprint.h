@@ -371,9 +371,20 @@ void	dbp_stats_release(struct dbp_stats *st);
 /* Open (creating the directory, the file, .dbprint/.gitignore and the
  * schema as needed) the index at path.  An index of another schema
  * version is emptied and re-created.  WAL mode; busy timeout set so two
- * writers serialize.  *db is closed by the caller with sqlite3_close(). */
+ * writers serialize.  *db is closed by the caller with sqlite3_close().
+ * When it fails, a file it created is removed again. */
 int	dbp_index_open(const char *path, int flags, sqlite3 **db,
 	    struct dbp_diag *d);
+/* What dbp_index_open does first for a writable index: make the
+ * directories above path, and a .gitignore of "*" in a .dbprint
+ * directory.  dbprint-index calls it before its sandbox, which allows
+ * writing beneath the index's directory only.  0, or -1 with d set. */
+int	dbp_index_prepare(const char *path, struct dbp_diag *d);
+/* Remove the -journal, -wal and -shm files of the index at path, and with
+ * main_too the file itself: what a first run that failed created (so that
+ * no empty index is left behind; dbp_index_open does it for its own
+ * failures), or the logs of an index file deleted under its readers. */
+void	dbp_index_remove(const char *path, int main_too);
 
 /* Bring the index up to date with the print at print_root: stat every
  * file; identity unchanged -> skip; identity changed but hash not ->

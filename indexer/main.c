@@ -9,6 +9,9 @@
  */
 #define _POSIX_C_SOURCE	200809L
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,8 @@
 #include "compile/ix.h"
 #include "platform.h"
 #include "remote/remote.h"
+#include "sandbox.h"
+#include "text/utf8loc.h"
 
 #define EXIT_USAGE	1
 #define EXIT_WRITE	2
@@ -30,7 +35,8 @@ static int		 m_bar_shown;
 /* The SYNOPSIS of dbprint-index(1). */
 static const char m_synopsis[] =
     "usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]\n"
-    "                     [--quiet] [--strict] [CONNECTION ...]\n";
+    "                     [--quiet] [--strict] [--no-sandbox] "
+    "[CONNECTION ...]\n";
 
 /* --help: one line per option, in the order of dbprint-index(1). */
 static const struct dbp_opt_help m_help[] = {
@@ -41,6 +47,7 @@ static const struct dbp_opt_help m_help[] = {
 	{ "--project LOC",	"the .dbprint.yaml, or the directory holding it" },
 	{ "--quiet",		"print nothing on stderr but fatal errors" },
 	{ "--strict",		"exit 3 when a file of the print has an error" },
+	{ "--no-sandbox",	"do not confine the run (debugging)" },
 	{ "-h, --help",		"print this help and exit" },
 	{ "-V, --version",	"print the version and exit" },
 };
@@ -160,13 +167,16 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 {
 	struct dbp_stats st;
 	struct dbp_diag d;
+	struct stat sb;
 	sqlite3 *db;
 	size_t i;
-	int rc;
+	int rc, created;
 
 	memset(&st, 0, sizeof(st));
+	created = stat(path, &sb) == -1 && errno == ENOENT;
 	if (dbp_index_open(path, DBP_OPEN_WAIT, &db, &d) == -1) {
-		dbp_warn("%s", d.msg);
+		dbp_warn("%s%s", d.msg, created ? "; no index was left "
+		    "behind" : "");
 		return EXIT_WRITE;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &m_start);
@@ -177,7 +187,13 @@ m_index(const struct dbp_conn *c, const char *path, int full, int quiet,
 		rc = -1;
 	}
 	if (rc == -1) {
-		dbp_warn("%s: %s", c->name, d.msg);
+		/* A first run that failed leaves no index: an empty or
+		 * schema-only file would only look like one. */
+		if (created)
+			dbp_index_remove(path, 1);
+		dbp_warn("%s: %s%s", c->name, d.msg, created ? "; no index "
+		    "was left behind" : "; the index is as it was");
+		dbp_stats_release(&st);
 		return EXIT_WRITE;
 	}
 	if (!quiet) {
@@ -201,7 +217,7 @@ struct m_opts {
 	const char	 *project, *index;
 	char		**names;	/* the CONNECTION words */
 	int		  nnames;
-	int		  full, json, quiet, strict;
+	int		  full, json, quiet, strict, no_sandbox;
 };
 
 /* Parse the command line into o; exits after --version or a usage
@@ -214,6 +230,7 @@ m_options(int argc, char *argv[], struct m_opts *o)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "index",	required_argument,	NULL, 'i' },
 		{ "json",	no_argument,		NULL, 'j' },
+		{ "no-sandbox",	no_argument,		NULL, 'S' },
 		{ "project",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "strict",	no_argument,		NULL, 's' },
@@ -238,6 +255,9 @@ m_options(int argc, char *argv[], struct m_opts *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'S':
+			o->no_sandbox = 1;
 			break;
 		case 's':
 			o->strict = 1;
@@ -301,6 +321,54 @@ m_select(const struct dbp_project *proj, const struct m_opts *o, size_t *n,
 	return todo;
 }
 
+/*
+ * Confine the run (dbprint-index(1), SANDBOX): read beneath each print
+ * root, read and write beneath the directory of each index (paths[i],
+ * NULL for one that cannot be written), which dbp_index_prepare has
+ * made.  The configuration is read already.  0, or EXIT_WRITE after
+ * saying why.
+ */
+static int
+m_confine(const struct m_opts *o, const struct dbp_conn *const *todo,
+    char *const *paths, size_t n)
+{
+	struct dbp_sandbox sb;
+	char line[DBP_SANDBOX_LINE];
+	size_t i;
+	int rc = 0, on;
+
+	if (o->no_sandbox || dbp_sandbox_env_off())
+		return 0;
+	/* The folds' locale is read from /usr/lib/locale: now or never. */
+	(void)dbp_utf8_locale();
+	dbp_sandbox_init(&sb, 0);
+	/* SQLite's temporary files beneath the first index's directory
+	 * (no database is open yet). */
+	for (i = 0; i < n && paths[i] == NULL; i++)
+		continue;
+	if (i < n && dbp_sandbox_tmpdir(paths[i]) == -1)
+		rc = -1;
+	for (i = 0; i < n && rc == 0; i++)
+		if (paths[i] != NULL && (dbp_sandbox_allow(&sb,
+		    todo[i]->print_root, DBP_SANDBOX_READ) == -1 ||
+		    dbp_sandbox_allow_dir_of(&sb, paths[i]) == -1))
+			rc = -1;
+	if (rc == 0)
+		rc = dbp_sandbox_allow_tmpdir(&sb);
+	if (rc == -1) {
+		dbp_sandbox_release(&sb);
+		dbp_warn("out of memory");
+		return EXIT_WRITE;
+	}
+	on = dbp_sandbox_apply(&sb, line, sizeof(line));
+	dbp_sandbox_release(&sb);
+	/* Said only when the kernel lacks a part (or no sandbox here). */
+	if (!o->quiet && dbp_sandbox_available() &&
+	    (on & DBP_SANDBOX_CORE) != DBP_SANDBOX_CORE)
+		dbp_warn("sandbox: %s", line);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -310,8 +378,8 @@ main(int argc, char *argv[])
 	struct dbp_diag d;
 	const struct dbp_conn **todo;
 	cJSON *out = NULL;
-	char *path, *txt;
-	size_t i, n;
+	char **paths = NULL, *txt;
+	size_t i, n = 0;
 	int rc = 0, r;
 
 	dbp_set_progname(argv[0]);
@@ -328,6 +396,32 @@ main(int argc, char *argv[])
 	}
 	if ((todo = m_select(&proj, &o, &n, &rc)) == NULL)
 		goto out;
+	if ((paths = calloc(n + 1, sizeof(*paths))) == NULL) {
+		dbp_warn("out of memory");
+		rc = EXIT_WRITE;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		paths[i] = o.index != NULL ? strdup(o.index) :
+		    dbp_index_path(&proj, todo[i]->name);
+		if (paths[i] == NULL) {
+			dbp_warn("out of memory");
+			rc = EXIT_WRITE;
+			goto out;
+		}
+		/* Its directory, before the sandbox: an index that cannot
+		 * be made is that connection's failure only. */
+		if (dbp_index_prepare(paths[i], &d) == -1) {
+			dbp_warn("%s", d.msg);
+			free(paths[i]);
+			paths[i] = NULL;
+			rc = EXIT_WRITE;
+		}
+	}
+	if ((r = m_confine(&o, todo, paths, n)) != 0) {
+		rc = r;
+		goto out;
+	}
 	if (o.json && (out = cJSON_CreateArray()) == NULL) {
 		rc = EXIT_WRITE;
 		goto out;
@@ -335,17 +429,11 @@ main(int argc, char *argv[])
 	if (isatty(STDERR_FILENO) && !o.quiet)
 		dbp_index_progress = m_progress;
 	for (i = 0; i < n; i++) {
-		path = o.index != NULL ? strdup(o.index) :
-		    dbp_index_path(&proj, todo[i]->name);
-		if (path == NULL) {
-			dbp_warn("out of memory");
-			rc = EXIT_WRITE;
+		if (paths[i] == NULL)
 			continue;
-		}
-		r = m_index(todo[i], path, o.full, o.quiet, o.strict, out);
+		r = m_index(todo[i], paths[i], o.full, o.quiet, o.strict, out);
 		if (r != 0 && rc != EXIT_WRITE)
 			rc = r;	/* a write failure outranks --strict */
-		free(path);
 	}
 	if (out != NULL) {
 		txt = dbp_json_dump(cJSON_GetArraySize(out) == 1 && n == 1 ?
@@ -357,6 +445,9 @@ main(int argc, char *argv[])
 	}
 out:
 	cJSON_Delete(out);
+	for (i = 0; paths != NULL && i < n; i++)
+		free(paths[i]);
+	free(paths);
 	free(todo);
 	dbp_project_release(&proj);
 	dbp_remote_release(&remote);

@@ -10,9 +10,10 @@
  * the transport options are checked, the project configuration is loaded
  * (a git address cloned or refreshed first; "error: <msg>", exit 1),
  * the served connections are resolved (the bare message, exit 1), each
- * served connection's index is opened and brought up to date, and then
- * the server answers on stdio until EOF, SIGTERM or SIGINT (exit 0), or
- * runs the one --call and exits.
+ * served connection's index is opened and brought up to date, the
+ * process confines itself (srv_confine, confine.c), and then the server answers on
+ * stdio until EOF, SIGTERM or SIGINT (exit 0), or runs the one --call and
+ * exits.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "sandbox.h"
 #include "server.h"
 #include "remote/remote.h"
 
@@ -40,7 +42,8 @@ static const char main_synopsis[] =
     "                     [--transport stdio|http] [--host H] [--port N]\n"
     "                     [--token-file F] [--log-level L] "
     "[--reference-dir DIR]\n"
-    "                     [--call TOOL [JSON]] [--read-only]\n";
+    "                     [--call TOOL [JSON]] [--read-only] "
+    "[--no-sandbox]\n";
 
 /* --help: one line per option, in the order of dbprint-serve(1). */
 static const struct dbp_opt_help main_help[] = {
@@ -55,6 +58,7 @@ static const struct dbp_opt_help main_help[] = {
 	{ "--reference-dir DIR", "serve get_reference's documents from DIR" },
 	{ "--call TOOL [JSON]",	"run one tools/call, print its text, exit" },
 	{ "--read-only",	"accepted: the server only ever reads" },
+	{ "--no-sandbox",	"do not confine the server (debugging)" },
 	{ "-h, --help",		"print this help and exit" },
 	{ "-V, --version",	"print the version and exit" },
 };
@@ -153,108 +157,6 @@ main_resolve(struct srv *s, const char *name)
 	return -1;
 }
 
-/* The connection-level files: a change to any of them re-reads the whole
- * print, so checking them at start finds a regenerated print. */
-static const char *const main_conn_files[] = {
-	"manifest.yaml", "manifest.annotations.yaml", "diff.yaml", "reading.md"
-};
-
-/* 1 when the index was written for this connection and print root by an
- * indexer of this schema version (dbp_index_open empties any other). */
-static int
-main_index_current(sqlite3 *db, const struct dbp_conn *c)
-{
-	sqlite3_stmt *st = NULL;
-	int ok = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT value FROM meta WHERE key "
-	    "= 'connection') = ?1 AND (SELECT value FROM meta WHERE key = "
-	    "'print_root') = ?2 AND (SELECT value FROM meta WHERE key = "
-	    "'schema_version') = ?3", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, c->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->print_root, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, DBP_SCHEMA_VERSION);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		ok = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/*
- * Bring an open index up to date.  An index of this connection, root and
- * schema is only checked against the connection-level files here (a
- * regenerated print rewrites its manifest, which re-reads everything);
- * every per-table file is checked by the call that reads it (spec 7.1),
- * so start-up costs a few stats instead of one per print file.  Any other
- * index is built in full.
- */
-static int
-main_update(struct srv_conn *cn, struct dbp_diag *d)
-{
-	struct dbp_stats st;
-	int rc, changed = 0;
-
-	if (main_index_current(cn->db, cn->conf))
-		return dbp_index_refresh(cn->db, cn->conf->name,
-		    cn->conf->print_root, main_conn_files,
-		    sizeof(main_conn_files) / sizeof(main_conn_files[0]),
-		    &changed, d);
-	memset(&st, 0, sizeof(st));
-	rc = dbp_index_update(cn->db, cn->conf->name, cn->conf->print_root,
-	    0, &st, d);
-	dbp_stats_release(&st);
-	return rc;
-}
-
-/*
- * Open one served connection's index and bring it up to date; where the
- * index cannot be written, build it in memory and say so once.
- */
-static int
-main_open_index(struct srv_conn *cn, const char *path)
-{
-	struct dbp_diag d;
-	struct dbp_stats st;
-	int rc;
-
-	memset(&st, 0, sizeof(st));
-	d.msg[0] = '\0';
-	if ((cn->index_path = strdup(path)) == NULL)
-		return -1;
-	rc = dbp_index_open(path, 0, &cn->db, &d);
-	if (rc == 0)
-		rc = main_update(cn, &d);
-	if (rc == 0) {
-		srv_log(SRV_LOG_INFO, "serving %s from %s (index %s)",
-		    cn->conf->name, cn->conf->print_root, path);
-		return 0;
-	}
-	srv_log(SRV_LOG_WARNING, "%s: the index %s cannot be written (%s); "
-	    "building it in memory for this run", cn->conf->name, path,
-	    d.msg);
-	if (cn->db != NULL) {
-		srv_stmt_close(cn);
-		sqlite3_close(cn->db);
-	}
-	cn->db = NULL;
-	free(cn->index_path);
-	cn->index_path = NULL;
-	memset(&st, 0, sizeof(st));
-	d.msg[0] = '\0';
-	rc = dbp_index_open(NULL, DBP_OPEN_MEMORY, &cn->db, &d);
-	if (rc == 0)
-		rc = dbp_index_update(cn->db, cn->conf->name,
-		    cn->conf->print_root, 1, &st, &d);
-	dbp_stats_release(&st);
-	if (rc != 0) {
-		fprintf(stderr, "dbprint-serve: %s: %s\n", cn->conf->name,
-		    d.msg);
-		return -1;
-	}
-	return 0;
-}
-
 static void
 main_release(struct srv *s)
 {
@@ -335,7 +237,7 @@ struct main_opts {
 	const char	*project, *index, *host, *conn, *call, *call_json;
 	const char	*port_s;
 	long		 port;
-	int		 http;
+	int		 http, no_sandbox;
 	int		 read_only;	/* 0 after a last --no-read-only */
 };
 
@@ -398,6 +300,7 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 		{ "reference-dir", required_argument, NULL, 'r' },
 		{ "call", required_argument, NULL, 'c' },
 		{ "token-file", required_argument, NULL, 'T' },
+		{ "no-sandbox", no_argument, NULL, 'S' },
 		{ "read-only", no_argument, NULL, 'R' },
 		{ "no-read-only", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
@@ -450,6 +353,9 @@ main_options(int argc, char **argv, struct main_opts *o, struct srv *s)
 			break;
 		case 'T':
 			s->token_file = optarg;
+			break;
+		case 'S':
+			o->no_sandbox = 1;
 			break;
 		case 'R':
 			o->read_only = 1;
@@ -533,7 +439,13 @@ main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 		if ((path = o->index) == NULL)
 			path = ipath = dbp_index_path(&s->project,
 			    s->served[i].conf->name);
-		if (path == NULL || main_open_index(&s->served[i], path) != 0) {
+		/* SQLite's temporary files beneath an index directory,
+		 * which the sandbox lets it write: set before the first
+		 * open, when SQLite reads it. */
+		if (path != NULL && i == 0 && !o->no_sandbox &&
+		    !dbp_sandbox_env_off() && dbp_sandbox_tmpdir(path) != 0)
+			path = NULL;
+		if (path == NULL || srv_index_open(&s->served[i], path) != 0) {
 			free(ipath);
 			return -1;
 		}
@@ -583,8 +495,20 @@ main(int argc, char **argv)
 	    &d) != 0)
 		srv_log(SRV_LOG_WARNING, "%s; the clone is not refreshed",
 		    d.msg);
-	/* The sandbox (issue 16) goes after the refresher starts: from here
-	 * on this process never runs git nor touches the network. */
+	/* Then the sandbox: from here on this process never runs git nor
+	 * touches the network.  HTTP confines itself in http_serve once its
+	 * socket is bound; stdio and --call here. */
+	s.no_sandbox = o.no_sandbox;
+	s.refresher = refresher.pid;
+	s.confine = srv_confine;
+	if (!o.http || o.call != NULL) {
+		if (srv_confine(&s, 0) < 0) {
+			dbp_refresher_stop(&refresher);
+			main_release(&s);
+			dbp_remote_release(&remote);
+			return 1;
+		}
+	}
 	if (o.call != NULL)
 		rc = main_call(&s, o.call, o.call_json);
 	else {

@@ -20,6 +20,8 @@
 #ifndef DBPRINT_SERVER_H
 #define DBPRINT_SERVER_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 #include "dbprint.h"
@@ -31,6 +33,10 @@ struct srv_conn {
 	sqlite3			*db;		/* owned; read and refresh */
 	struct srv_stmts	*stmts;		/* srv_stmt()'s statements on
 						 * db; NULL until asked */
+	dev_t			 ix_dev;	/* the file db opened at */
+	ino_t			 ix_ino;	/* index_path (ix_known) */
+	int			 ix_known;
+	int			 ix_memory;	/* rebuilt in memory */
 };
 
 /*
@@ -64,7 +70,43 @@ struct srv {
 	struct srv_conn		*deflt;		/* NULL: no default connection */
 	const char		*reference_dir;	/* --reference-dir, or NULL */
 	const char		*token_file;	/* --token-file (HTTP), or NULL */
+	/* Confine the process (srv_confine; NULL: never): called once
+	 * everything the server opens at start is open, by http_serve once
+	 * its socket is bound and before its daemon's threads start
+	 * (listener 1).  -1 to stop. */
+	int			(*confine)(struct srv *s, int listener);
+	int			 no_sandbox;	/* --no-sandbox */
+	long			 refresher;	/* the git refresher child's
+						 * pid (waited for at the
+						 * end), 0: none */
 };
+
+/*
+ * confine.c: the sandbox of dbprint-serve(1), SANDBOX.  Read beneath every
+ * served print root and the reference directories, read and write beneath
+ * the directory of every index file and SQLITE_TMPDIR, nothing else; a
+ * listener (HTTP) keeps using its bound socket and creates none.  Does
+ * nothing under s->no_sandbox or DBPRINT_NO_SANDBOX.  One line at start
+ * says what is on: info when everything is (or the build has no
+ * sandbox), a warning when the kernel lacks a part.  Apply before
+ * starting any thread.  The DBP_SANDBOX_* bits of what took effect
+ * (sandbox.h; 0 when off), or -1 out of memory.
+ */
+int	srv_confine(struct srv *s, int listener);
+
+/* ixopen.c: open the index at path (strdup'ed into cn->index_path, freed
+ * by the owner of the srv) and bring it up to date; where it cannot be
+ * written, build it in memory (index_path NULL) and say so.  0, or -1
+ * after the reason went to stderr. */
+int	srv_index_open(struct srv_conn *cn, const char *path);
+/* Record the device and inode index_path names now, as the file cn->db
+ * opened (a handle opened by dbp_index_open itself). */
+void	srv_index_ident(struct srv_conn *cn);
+/* Before a call reads the indexes of s: any whose file was deleted or
+ * replaced since its handle opened it is opened again at its path, built
+ * there when missing (in memory when it cannot be written).  0, or -1
+ * with the reason in d. */
+int	srv_index_recheck(struct srv *s, struct dbp_diag *d);
 
 /* The served connection named name, or NULL. */
 struct srv_conn *srv_conn_find(struct srv *s, const char *name);
@@ -225,7 +267,6 @@ int	tool_resolve_value(struct call *c);
 int	tool_get_manifest(struct call *c);
 int	tool_get_diff(struct call *c);
 int	tool_get_reference(struct call *c);
-
 
 /* ------------------------------------------------------------------ */
 /* The protocol machine's shared pieces (rpc.c, mcp.c, call.c, page.c) */

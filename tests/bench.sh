@@ -225,3 +225,8 @@ bench_serve "$P" "$I" || echo "bench: the issue-3 serve section failed" >&2
 # tests/bench-http.sh, over the same print and index.
 . "$SRCDIR/tests/bench-http.sh"
 bench_http "$P" "$I" || echo "bench: the issue-8 HTTP section failed" >&2
+
+# ---- the sandbox's cost (issue 16) ------------------------------------------
+# tests/bench-sandbox.sh, over the same print and index.
+. "$SRCDIR/tests/bench-sandbox.sh"
+bench_sandbox "$P" "$I" || echo "bench: the issue-16 sandbox section failed" >&2

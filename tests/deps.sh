@@ -9,7 +9,7 @@
 # the exact command to run and fails.  Where there is no dpkg (macOS, the
 # BSDs) it checks nothing: the README lists each platform's packages.
 BUILD_PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev
-libxxhash-dev libmicrohttpd-dev"
+libxxhash-dev libmicrohttpd-dev libseccomp-dev"
 TEST_PKGS="libcmocka-dev sqlite3 valgrind jq curl git"
 command -v dpkg-query >/dev/null 2>&1 || exit 0
 PKGS=$BUILD_PKGS

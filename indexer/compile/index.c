@@ -170,6 +170,34 @@ ox_exec(sqlite3 *db, const char *sql, struct dbp_diag *d)
 	return 0;
 }
 
+/*
+ * Switch db to WAL.  That needs every other connection's lock gone, and
+ * SQLite answers SQLITE_BUSY at once, without its busy handler, where
+ * waiting could deadlock: another run holding the write lock while this
+ * one reads the header to change the mode.  So the switch is retried
+ * every DBP_WAL_RETRY_MS, for up to wait_ms.  0, or -1 with d set (d
+ * may be NULL).
+ */
+static int
+ox_wal(sqlite3 *db, int wait_ms, struct dbp_diag *d)
+{
+	struct timespec ts = { 0, DBP_WAL_RETRY_MS * 1000000L };
+	int waited = 0, rc;
+
+	for (;;) {
+		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL,
+		    NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) !=
+		    SQLITE_LOCKED) || waited >= wait_ms)
+			break;
+		nanosleep(&ts, NULL);
+		waited += DBP_WAL_RETRY_MS;
+	}
+	return d != NULL ? dbp_fail(d, "index: %s", sqlite3_errmsg(db)) : -1;
+}
+
 static int
 ox_prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct dbp_diag *d)
 {
@@ -291,7 +319,7 @@ ox_to_wal(sqlite3 *db)
 		    "delete") == 0;
 	sqlite3_finalize(s);
 	if (delete)
-		ox_exec(db, "PRAGMA journal_mode=WAL", NULL);
+		(void)ox_wal(db, DBP_BUSY_TIMEOUT_MS, NULL);
 }
 
 /* Create the schema unless present at our version; another version (or a
@@ -332,11 +360,38 @@ ox_schema(sqlite3 *db, struct dbp_diag *d)
 	return dbp_fail(d, "index: cannot create the schema");
 }
 
+void
+dbp_index_remove(const char *path, int main_too)
+{
+	static const char *const sfx[] = { "-journal", "-wal", "-shm" };
+	char p[DBP_MAX_PATH];
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		n = snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (n > 0 && (size_t)n < sizeof(p))
+			(void)unlink(p);
+	}
+	if (main_too)
+		(void)unlink(path);
+}
+
+int
+dbp_index_prepare(const char *path, struct dbp_diag *d)
+{
+	if (ox_mkdirs(path) == -1)
+		return dbp_fail(d, "cannot create the directory of %s: %s",
+		    path, strerror(errno));
+	ox_gitignore(path);
+	return 0;
+}
+
 int
 dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 {
 	struct stat sb;
-	int oflags, v, wait, fresh = 0;
+	int oflags, v, wait, fresh = 0, created = 0;
 	char sql[64];
 
 	*db = NULL;
@@ -349,12 +404,10 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 			    "first", path);
 		oflags = SQLITE_OPEN_READONLY;
 	} else {
-		if (ox_mkdirs(path) == -1)
-			return dbp_fail(d, "cannot create the directory of %s: "
-			    "%s", path, strerror(errno));
-		ox_gitignore(path);
+		if (dbp_index_prepare(path, d) == -1)
+			return -1;
 		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-		fresh = stat(path, &sb) == -1 ? errno == ENOENT :
+		fresh = stat(path, &sb) == -1 ? (created = errno == ENOENT) :
 		    S_ISREG(sb.st_mode) && sb.st_size == 0;
 	}
 	if (sqlite3_open_v2(path, db, oflags | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -385,16 +438,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 	 * page once (pages past the file's old end are not journaled) where
 	 * WAL writes it twice, once to the log and once to the file; the
 	 * first update's commit switches it to WAL (ox_to_wal). */
-	/* Busy: another run is building the file in rollback-journal mode
-	 * (its cache spilled to it), and SQLite refuses the switch without
-	 * waiting; the schema check below waits for that run, whose commit
-	 * switches the file (ox_to_wal). */
-	if (!(flags & DBP_OPEN_MEMORY) && !fresh &&
-	    sqlite3_exec(*db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) !=
-	    SQLITE_OK && sqlite3_errcode(*db) != SQLITE_BUSY) {
-		dbp_fail(d, "index: %s", sqlite3_errmsg(*db));
+	if (!(flags & DBP_OPEN_MEMORY) && !fresh && ox_wal(*db, wait, d) == -1)
 		goto fail;
-	}
 	/* A new file's page size (an existing index keeps its own: set on a
 	 * file in WAL mode, the pragma left readers locked out of the next
 	 * run's commit). */
@@ -412,6 +457,8 @@ dbp_index_open(const char *path, int flags, sqlite3 **db, struct dbp_diag *d)
 fail:
 	sqlite3_close(*db);
 	*db = NULL;
+	if (created)
+		dbp_index_remove(path, 1);	/* leave nothing behind */
 	return -1;
 }
 

@@ -7,7 +7,6 @@
 #define _POSIX_C_SOURCE	200809L
 
 #include <locale.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <xxhash.h>
 
 #include "ix.h"
+#include "text/utf8loc.h"
 
 const char *
 ix_pytype(const cJSON *v)
@@ -142,22 +142,14 @@ dbp_collapse(const char *s)
 /* ------------------------------------------------------------------ */
 /* fold: strip ASCII spaces, then Python str.lower()                    */
 
-static pthread_once_t	 ix_loc_once = PTHREAD_ONCE_INIT;
-static locale_t		 ix_loc = (locale_t)0;
-
-static void
-ix_loc_init(void)
-{
-	ix_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-}
 
 static uint32_t
-ix_lower(uint32_t c)
+ix_lower(uint32_t c, locale_t loc)
 {
 	if (c < 0x80)
 		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-	if (ix_loc != (locale_t)0)
-		return (uint32_t)towlower_l((wint_t)c, ix_loc);
+	if (loc != (locale_t)0)
+		return (uint32_t)towlower_l((wint_t)c, loc);
 	/* Without a UTF-8 locale: Latin-1 only. */
 	if ((c >= 0xc0 && c <= 0xde && c != 0xd7))
 		return c + 32;
@@ -171,8 +163,8 @@ dbp_fold_to(const char *s, char *out)
 	size_t n = strlen(s), len;
 	uint32_t c;
 	char *o = out;
+	locale_t loc = dbp_utf8_locale();
 
-	pthread_once(&ix_loc_once, ix_loc_init);
 	while (n > 0 && p[0] == ' ') {
 		p++;
 		n--;
@@ -199,7 +191,7 @@ dbp_fold_to(const char *s, char *out)
 			o += dbp_utf8_encode(0x307, o);
 			continue;
 		}
-		o += dbp_utf8_encode(ix_lower(c), o);
+		o += dbp_utf8_encode(ix_lower(c, loc), o);
 	}
 	*o = '\0';
 	return out;

@@ -73,6 +73,7 @@ struct page_eng {
 	int			 always_lists;	/* protocol: list key always */
 	size_t			 nhead, nitems, nunits;
 	size_t			 fixed;		/* every, total, cursor, braces */
+	size_t			 cursor_w;	/* the cursor's share */
 	size_t			 keyw[2];	/* the list keys' widths */
 	struct page_slot	*w;		/* the window from the page start */
 	size_t			 n, cap;
@@ -157,8 +158,9 @@ page_tally_add(struct page_tally *t, const struct page_slot *s)
 	}
 }
 
-/* The length of a page holding the tallied slots, with a cursor, before
- * any after() hook. */
+/* The length of a page holding the tallied slots, before any after()
+ * hook: with a cursor, or without one when last (the run ends the
+ * reply, so no cursor follows it). */
 /* Does a page show list li: its key is set, and it has items on the page,
  * or lists always show (the protocol's), or it is the first page of a
  * list that shows empty there? */
@@ -172,9 +174,9 @@ page_shows_list(const struct page_eng *e, int li, int nonempty,
 
 static size_t
 page_estimate(const struct page_eng *e, const struct page_tally *t,
-    int first_page)
+    int first_page, int last)
 {
-	size_t v = e->fixed + t->head;
+	size_t v = e->fixed + t->head - (last ? e->cursor_w : 0);
 	int li;
 
 	for (li = 0; li < 2; li++) {
@@ -426,13 +428,14 @@ page_write(const struct page_eng *e, const struct page_slot *w,
 /* The length of the rendered page (placeholder cursor), or (size_t)-1. */
 static size_t
 page_measure(const struct page_eng *e, const struct page_slot *w,
-    size_t count, int first_page)
+    size_t count, int first_page, int last)
 {
 	cJSON *page;
 	char *t;
 	size_t n;
 
-	if ((page = page_render(e, w, count, first_page, e->placeholder)) ==
+	if ((page = page_render(e, w, count, first_page,
+	    last ? NULL : e->placeholder)) ==
 	    NULL)
 		return (size_t)-1;
 	t = dbp_json_dump(page, PAGE_INDENT);
@@ -527,22 +530,31 @@ page_cut(const char *text, size_t len, size_t i, size_t room)
 	return k > i ? k : i + 1;
 }
 
-/* 1 when slot s (whole) fits a page alone at its place. */
+/* 1 when no unit follows slot s: a page ending with it has no cursor. */
+static int
+page_is_last(const struct page_eng *e, const struct page_slot *s)
+{
+	return s->unit + 1 == e->nunits && (s->parts == 0 ||
+	    s->part == s->parts);
+}
+
+/* 1 when slot s (whole) fits a page alone at its place (the last unit
+ * without a cursor: a reply of exactly DBP_PAGE_CHARS is one page). */
 static int
 page_fits_alone(struct page_eng *e, const struct page_slot *s, int *err)
 {
 	struct page_tally t;
 	size_t n;
-	int first = s->unit == 0;
+	int first = s->unit == 0, last = page_is_last(e, s);
 
 	memset(&t, 0, sizeof(t));
 	page_tally_add(&t, s);
-	if (page_estimate(e, &t, first) > (size_t)DBP_PAGE_CHARS)
+	if (page_estimate(e, &t, first, last) > (size_t)DBP_PAGE_CHARS)
 		return 0;
 	if (e->s->after == NULL)
 		return 1;
 	/* The hook may add keys: measure the page exactly. */
-	if ((n = page_measure(e, s, 1, first)) == (size_t)-1) {
+	if ((n = page_measure(e, s, 1, first, last)) == (size_t)-1) {
 		*err = 1;
 		return 0;
 	}
@@ -584,7 +596,7 @@ page_split(struct page_eng *e, struct page_slot *s)
 	p.part = p.parts = PAGE_PART_WIDTH;
 	if ((p.value = page_part(p.part, p.parts, "", 0)) == NULL)
 		goto fail;
-	over = page_measure(e, &p, 1, s->unit == 0);
+	over = page_measure(e, &p, 1, s->unit == 0, 0);
 	cJSON_Delete(p.value);
 	if (over == (size_t)-1 || over >= (size_t)DBP_PAGE_CHARS)
 		goto fail;
@@ -692,8 +704,9 @@ page_setup(struct page_eng *e, const struct page_src *s,
 	}
 	e->nunits = e->nhead + e->nitems;
 	/* braces, every key, total and the cursor */
-	e->fixed = PAGE_EMPTY + dbp_json_width(cursor_key) + SRV_CURSOR_LEN +
-	    2 + PAGE_MEMBER;
+	e->cursor_w = dbp_json_width(cursor_key) + SRV_CURSOR_LEN + 2 +
+	    PAGE_MEMBER;
+	e->fixed = PAGE_EMPTY + e->cursor_w;
 	if (s->every != NULL)
 		for (h = s->every->child; h != NULL; h = h->next)
 			e->fixed += dbp_json_width(h->string) +
@@ -769,8 +782,8 @@ page_take(struct page_eng *e, int first_page, size_t *count, int *more)
 		}
 		nt = t;
 		page_tally_add(&nt, &e->w[k]);
-		if (k > 0 && page_estimate(e, &nt, first_page) >
-		    (size_t)DBP_PAGE_CHARS) {
+		if (k > 0 && page_estimate(e, &nt, first_page,
+		    page_is_last(e, &e->w[k])) > (size_t)DBP_PAGE_CHARS) {
 			*more = 1;
 			break;
 		}
@@ -791,7 +804,7 @@ page_search(const struct page_eng *e, size_t count, int first_page,
 
 	while (bad - good > 1) {
 		mid = good + (bad - good) / 2;
-		n = page_measure(e, e->w, mid, first_page);
+		n = page_measure(e, e->w, mid, first_page, 0);
 		if (n == (size_t)-1) {
 			*err = 1;
 			return good;
@@ -1153,8 +1166,15 @@ page_text(struct call *c, const char *const *blocks, size_t nblocks,
 
 	memset(&d, 0, sizeof(d));
 	dbp_buf_init(&d.cur, DBP_MAX_FILE_BYTES);
-	bound = (size_t)DBP_PAGE_CHARS - (strlen(PAGE_MARK_HEAD) +
-	    SRV_CURSOR_LEN + strlen(PAGE_MARK_TAIL));
+	/* A text of at most DBP_PAGE_CHARS is one page, markerless; a
+	 * longer one is cut with room for the marker on every page. */
+	for (i = 0, n = 0; i < nblocks; i++)
+		n += page_chars(blocks[i], strlen(blocks[i])) +
+		    (i + 1 < nblocks ? 2 : 0);
+	bound = (size_t)DBP_PAGE_CHARS;
+	if (n > bound)
+		bound -= strlen(PAGE_MARK_HEAD) + SRV_CURSOR_LEN +
+		    strlen(PAGE_MARK_TAIL);
 	for (i = 0; i < nblocks; i++) {
 		n = strlen(blocks[i]);
 		if (i + 1 < nblocks) {

@@ -25,6 +25,8 @@
  * A connection silent for DBP_HTTP_IDLE_TIMEOUT_S is closed, and so is
  * one whose request has not fully arrived DBP_HTTP_REQUEST_S after its
  * first byte (DBPRINT_HTTP_REQUEST_S; see "The request-time limit").
+ * From DBP_HTTP_EVICT_PCT of the connection limit, each connection
+ * accepted closes the oldest idle one (http_evict).
  *
  * Concurrency: a pool of worker threads (libmicrohttpd's internal epoll
  * threads); a request takes a worker context - a copy of struct srv with
@@ -103,6 +105,7 @@ struct http_conn {
 	int			 fd;
 	enum http_phase		 phase;
 	int			 cut;		/* shut down by the watchdog */
+	int			 requests;	/* requests begun on it */
 	int			 counted;	/* seen is the kernel's count */
 	uint64_t		 seen;		/* bytes in when idle began */
 	int64_t			 since_ms;	/* when the phase began */
@@ -128,7 +131,12 @@ static struct {
 	atomic_int		 inflight;
 	atomic_int		 stopping;
 	pthread_mutex_t		 cmu;		/* conns and their records */
-	struct http_conn	*conns;
+	struct http_conn	*conns;		/* newest first */
+	struct http_conn	*oldest;	/* the list's last */
+	unsigned int		 nconns;	/* in the list */
+	unsigned int		 evict_at;	/* nconns that evicts */
+	unsigned long		 evicted;	/* since the last log */
+	int64_t			 evict_log_ms;
 	int64_t			 request_ms;	/* the request-time limit */
 	int64_t			 probed_ms;	/* the last byte-count probe */
 } g = {
@@ -187,6 +195,7 @@ http_worker_open(struct http_worker *w, const struct srv *base)
 			srv_log(SRV_LOG_ERROR, "%s", d.msg);
 			return -1;
 		}
+		srv_index_ident(&w->s.served[i]);
 		sqlite3_exec(w->s.served[i].db, DBP_HTTP_CACHE_PRAGMA, NULL,
 		    NULL, NULL);
 	}
@@ -324,6 +333,59 @@ http_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Idle connections under pressure (issue 19): a client that opens
+ * connections and sends nothing would fill the connection limit, and a
+ * new client would wait in the listen backlog until the idle timeout.
+ * So from DBP_HTTP_EVICT_PCT of the limit, each connection accepted
+ * closes one idle on the server, the oldest first: one that never sent
+ * a byte (no request begun, and the kernel's count of bytes received is
+ * 0 where there is one: TCP_INFO, Linux), else one kept alive between
+ * requests with nothing unread.  A connection receiving a request or
+ * sending a response is never chosen; those are bounded by the request
+ * time limit.  Called with g.cmu held; fresh is the connection just
+ * accepted.  The victim is shut down, not closed: its thread sees the
+ * end of its socket and closes it as any dropped connection.
+ */
+static void
+http_evict(const struct http_conn *fresh)
+{
+	struct http_conn *k, *victim = NULL, *idle = NULL;
+	int64_t now;
+	uint64_t n;
+	int unread, silent = 0;
+
+	for (k = g.oldest; k != NULL && victim == NULL; k = k->prev) {
+		if (k == fresh || k->cut || k->phase != HTTP_IDLE)
+			continue;
+		if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0)
+			continue;
+		if (dbp_tcp_bytes_received(k->fd, &n) != 0)
+			n = k->requests == 0 ? 0 : k->seen;
+		if (k->requests == 0 && n == 0) {
+			victim = k;
+			silent = 1;
+		} else if (idle == NULL && k->requests > 0 && n == k->seen)
+			idle = k;
+	}
+	if (victim == NULL)
+		victim = idle;
+	if (victim == NULL)
+		return;
+	victim->cut = 1;
+	shutdown(victim->fd, SHUT_RDWR);
+	g.evicted++;
+	now = http_now_ms();
+	if (now - g.evict_log_ms >= 1000) {
+		srv_log(SRV_LOG_INFO, "http: %u connections open: closed %lu "
+		    "idle (the last %s)", g.nconns, g.evicted, silent ?
+		    "one never sent a byte" : "one was kept alive between "
+		    "requests");
+		g.evicted = 0;
+		g.evict_log_ms = now;
+	}
+}
+
 /* MHD_OPTION_NOTIFY_CONNECTION: a connection's record is made when it is
  * accepted and freed when it closes.  Without memory for the record the
  * connection is shut down at once: it could not be timed. */
@@ -355,7 +417,11 @@ http_notify_conn(void *cls, struct MHD_Connection *c, void **sctx,
 		k->next = g.conns;
 		if (g.conns != NULL)
 			g.conns->prev = k;
+		else
+			g.oldest = k;
 		g.conns = k;
+		if (++g.nconns >= g.evict_at)
+			http_evict(k);
 		pthread_mutex_unlock(&g.cmu);
 		*sctx = k;
 		return;
@@ -369,6 +435,9 @@ http_notify_conn(void *cls, struct MHD_Connection *c, void **sctx,
 		g.conns = k->next;
 	if (k->next != NULL)
 		k->next->prev = k->prev;
+	else
+		g.oldest = k->prev;
+	g.nconns--;
 	pthread_mutex_unlock(&g.cmu);
 	free(k);
 	*sctx = NULL;
@@ -392,6 +461,8 @@ http_conn_phase(struct MHD_Connection *c, enum http_phase p)
 		counted = dbp_tcp_bytes_received(k->fd, &n) == 0;
 	pthread_mutex_lock(&g.cmu);
 	if (p != HTTP_RECEIVING || k->phase != HTTP_RECEIVING) {
+		if (p == HTTP_RECEIVING)
+			k->requests++;
 		k->phase = p;
 		k->since_ms = http_now_ms();
 		k->seen = n;
@@ -798,21 +869,23 @@ http_json_type(struct MHD_Connection *c)
 	    (t[16] == '\0' || t[16] == ';' || t[16] == ' ');
 }
 
-/* Parse the body as one JSON-RPC message object; NULL after queuing the
- * 400 (parse error, batch, not an object). */
+/* Parse the body as one JSON-RPC message object, by rpc_parse()'s rules
+ * (the same as stdio's: UTF-8, JSON's own whitespace, one value, an id
+ * that can be echoed); NULL after queuing the 400 (parse error, bad id,
+ * batch, not an object). */
 static cJSON *
 http_parse(struct MHD_Connection *c, const struct http_req *q,
     enum MHD_Result *res)
 {
-	const char *end = NULL;
+	char why[RPC_WHY_MAX];
 	cJSON *req;
+	int code;
 
-	req = cJSON_ParseWithLengthOpts(q->body != NULL ? q->body : "",
-	    q->len, &end, 0);
+	req = rpc_parse(q->body != NULL ? q->body : "", q->len, &code, why,
+	    sizeof(why));
 	if (req == NULL) {
 		*res = http_error(c, MHD_HTTP_BAD_REQUEST, NULL,
-		    HTTP_PARSE_ERROR, "Parse error: the body is not one JSON "
-		    "value", NULL, NULL);
+		    code, why, NULL, NULL);
 		return NULL;
 	}
 	if (cJSON_IsArray(req)) {
@@ -1456,6 +1529,7 @@ http_serve(struct srv *s, const char *host, int port)
 	struct MHD_Daemon *daemon = NULL;
 	struct timespec t0, now;
 	size_t i, nthreads = http_nthreads();
+	unsigned int limit;
 	int fd, bound = 0, rc = -1;
 
 	if (http_request_limit() != 0 || http_token(s) != 0)
@@ -1475,14 +1549,26 @@ http_serve(struct srv *s, const char *host, int port)
 		close(fd);
 		goto out;
 	}
+	limit = http_conn_limit();
+	g.evict_at = (unsigned int)((unsigned long)limit *
+	    DBP_HTTP_EVICT_PCT / 100);
+	/* The sandbox, now that the socket is bound and the token read,
+	 * and before the daemon starts its threads (which inherit it). */
+	if (s->confine != NULL && s->confine(s, 1) < 0) {
+		close(fd);
+		goto out;
+	}
+	/* epoll (Linux) or poll: never select(), whose FD_SETSIZE (1024) a
+	 * descriptor past the limit's would overrun. */
 	daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-	    MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+	    (dbp_platform_linux() ? MHD_USE_EPOLL : MHD_USE_POLL) |
+	    MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
 	    MHD_USE_ERROR_LOG | (strcmp(host, "::1") == 0 ? MHD_USE_IPv6 : 0),
 	    0, NULL, NULL, http_handler, NULL,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
 	    MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)nthreads,
-	    MHD_OPTION_CONNECTION_LIMIT, http_conn_limit(),
+	    MHD_OPTION_CONNECTION_LIMIT, limit,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)DBP_HTTP_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DBP_HTTP_CONN_MEMORY,
 	    MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL,

@@ -378,6 +378,7 @@ mcp_call(struct srv *s, const struct mcp_req *r, const cJSON *params,
     cJSON **result, int *code, char **msg)
 {
 	const cJSON *name, *args;
+	struct dbp_diag d;
 	cJSON *o, *content, *item;
 	char *text;
 	int is_error;
@@ -390,7 +391,12 @@ mcp_call(struct srv *s, const struct mcp_req *r, const cJSON *params,
 	args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	if (cJSON_IsNull(args))
 		args = NULL;
-	mcp_tools_call(s, name->valuestring, args, &text, &is_error);
+	d.msg[0] = '\0';
+	if (srv_index_recheck(s, &d) != 0) {
+		text = strdup(d.msg);
+		is_error = 1;
+	} else
+		mcp_tools_call(s, name->valuestring, args, &text, &is_error);
 	o = cJSON_CreateObject();
 	content = cJSON_AddArrayToObject(o, "content");
 	item = cJSON_CreateObject();
@@ -410,8 +416,13 @@ mcp_resources(struct srv *s, const struct mcp_req *r, const char *method,
 {
 	const cJSON *uri;
 	const char *cursor;
+	struct dbp_diag d;
 
 	*code = MCP_INTERNAL;
+	d.msg[0] = '\0';
+	if (strcmp(method, "resources/templates/list") != 0 &&
+	    srv_index_recheck(s, &d) != 0)
+		return mcp_fail(MCP_INTERNAL, d.msg, code, msg);
 	if (strcmp(method, "resources/list") == 0) {
 		if (mcp_cursor(params, &cursor, code, msg) != 0)
 			return -1;

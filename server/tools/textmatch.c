@@ -11,22 +11,13 @@
 
 #include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wctype.h>
 
 #include "answer.h"
-
-static pthread_once_t	 tm_loc_once = PTHREAD_ONCE_INIT;
-static locale_t		 tm_loc = (locale_t)0;
-
-static void
-tm_loc_init(void)
-{
-	tm_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-}
+#include "text/utf8loc.h"
 
 /* Decode one UTF-8 sequence at p (n > 0 bytes left): its length, *cp the
  * code point; a byte that does not start a sequence dbp_utf8_decode
@@ -111,8 +102,8 @@ tm_casefold(const char *s)
 	size_t n = strlen(s), len, i, k;
 	uint32_t c;
 	char *out, *o;
+	locale_t loc = dbp_utf8_locale();
 
-	pthread_once(&tm_loc_once, tm_loc_init);
 	/* A fold yields at most three code points of at most three bytes
 	 * each from a source of at least two bytes: 9/2 < 5. */
 	if ((out = malloc(n * 5 + 1)) == NULL)
@@ -140,8 +131,8 @@ tm_casefold(const char *s)
 			c -= 8;
 		else if (c >= 0xab70 && c <= 0xabbf)
 			c = c - 0xab70 + 0x13a0;
-		else if (c < 0x110000 && tm_loc != (locale_t)0)
-			c = (uint32_t)towlower_l((wint_t)c, tm_loc);
+		else if (c < 0x110000 && loc != (locale_t)0)
+			c = (uint32_t)towlower_l((wint_t)c, loc);
 		o += tm_enc(c, o);
 	}
 	*o = '\0';
@@ -158,15 +149,16 @@ tm_collapse(const char *s)
 static int
 tm_isword(uint32_t c)
 {
+	locale_t loc;
+
 	if (c < 0x80)
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || c == '_';
 	if (c >= 0x110000)
 		return 0;
-	pthread_once(&tm_loc_once, tm_loc_init);
-	if (tm_loc == (locale_t)0)
+	if ((loc = dbp_utf8_locale()) == (locale_t)0)
 		return 0;
-	return iswalnum_l((wint_t)c, tm_loc) != 0;
+	return iswalnum_l((wint_t)c, loc) != 0;
 }
 
 /* The code point ending right before byte offset off of s (off > 0). */

@@ -11,6 +11,11 @@
 #                      (characters), $cursors (the cursors seen, one a line)
 #   ctx_norm ROOT      filter: cursors -> CURSOR, ROOT -> ROOT (so goldens
 #                      do not depend on where the copy lives)
+#   ctx_got ROOT [LAST]
+#                      the pages ctx_pages kept, each through ctx_norm ROOT,
+#                      joined as a golden holds them ("=== page N ==="
+#                      before each when there are several) into $T/got;
+#                      with LAST, the pages up to that one only
 
 ctx_call() {
 	$VG "$SERVE" --project "$1" "$2" --call get_table_context "$3" \
@@ -58,4 +63,15 @@ ctx_norm() {
 	    -e 's/^\(# next_cursor: \).*$/\1CURSOR/' \
 	    -e 's/^\(  "next_cursor": \)".*"$/\1"CURSOR"/' \
 	    -e "s|$1|ROOT|g"
+}
+
+ctx_got() {
+	: >"$T/got"
+	_i=1
+	while [ $_i -le "$npages" ]; do
+		[ "$npages" -gt 1 ] && echo "=== page $_i ===" >>"$T/got"
+		ctx_norm "$1" <"$T/pages/$_i" >>"$T/got"
+		[ $_i -eq "${2:-0}" ] && break
+		_i=$((_i + 1))
+	done
 }

@@ -6,7 +6,7 @@
 . "$SRCDIR/tests/lib.sh"
 
 USAGE='usage: dbprint-index [--project LOC] [--index PATH] [--full] [--json]
-                     [--quiet] [--strict] [CONNECTION ...]'
+                     [--quiet] [--strict] [--no-sandbox] [CONNECTION ...]'
 
 # --- usage and configuration errors ---------------------------------
 $VG "$INDEX" --bogus >"$T/out" 2>"$T/err"

@@ -68,13 +68,7 @@ for t in depot.sales.orders depot.sales.customer depot.stock.product \
 		for f in md json; do
 			ctx_pages "$R#main" main \
 			    "{\"table\":\"$t\",\"purpose\":\"$p\",\"format\":\"$f\"}" "$f"
-			: >"$T/got"
-			i=1
-			while [ $i -le "$npages" ]; do
-				[ "$npages" -gt 1 ] && echo "=== page $i ===" >>"$T/got"
-				ctx_norm "$E/repo" <"$T/pages/$i" >>"$T/got"
-				i=$((i + 1))
-			done
+			ctx_got "$E/repo"
 			n=$((n + 1))
 			cmp -s "$G/main/$t.$p.$f" "$T/got" || { bad=$((bad + 1));
 			    diff -u "$G/main/$t.$p.$f" "$T/got" | head -20 >&2; }

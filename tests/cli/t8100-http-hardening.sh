@@ -3,7 +3,9 @@
 # loopback socket: startup checks, then every rule answered before a body
 # is parsed (spec 6.2): Host -> 421, Origin -> 403, body size -> 413 (with
 # and without Content-Length), a JSON array -> 400 with a JSON-RPC error,
-# unknown paths and methods, and no redirect, cookie or CORS header ever.
+# JSON read by stdio's rules (a raw control byte -> -32700, ids echoed as
+# spelled), unknown paths and methods, and no redirect, cookie or CORS
+# header ever.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/cli/http8.sh"
 
@@ -114,6 +116,35 @@ check_eq "a body that is not JSON -> 400 with -32700" "400 -32700" \
 post '"ping"'
 check_eq "a JSON scalar -> 400 with -32600" "400 -32600" \
     "$code $(printf '%s' "$body" | jq -r .error.code)"
+# JSON's whitespace is space, tab, CR and LF only: the same rule as stdio
+# (rpc_parse), a raw NUL or another control byte between tokens -> -32700.
+printf '{"jsonrpc":"2.0",\000"id":1,"method":"ping"}' >"$T/nul.json"
+req -X POST "$U" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    --data-binary @"$T/nul.json"
+check_eq "a raw NUL between tokens -> 400 with -32700" "400 -32700" \
+    "$code $(printf '%s' "$body" | jq -r .error.code)"
+check_contains "... naming the byte and its offset" \
+    "byte 0x00 at offset 17" "$body"
+printf '{"jsonrpc":"2.0","id":1,\013"method":"ping"}' >"$T/vt.json"
+req -X POST "$U" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    --data-binary @"$T/vt.json"
+check_eq "a raw vertical tab between tokens -> 400 with -32700" \
+    "400 -32700" "$code $(printf '%s' "$body" | jq -r .error.code)"
+printf '{"jsonrpc":"2.0",\t"id":1,\r\n"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t8","version":"0"}}}' \
+    >"$T/ws.json"
+req -X POST "$U" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    --data-binary @"$T/ws.json"
+check_eq "tab, CR and LF between tokens are whitespace -> 200" 200 "$code"
+post "$(printf '%s' "$INIT" | sed 's/"id":1,/"id":1e999,/')"
+check_contains "a numeric id is echoed as spelled, as on stdio" \
+    '"id":1e999,' "$code $body"
+post '{"jsonrpc":"2.0","id":01,"method":"ping"}'
+check_eq "an id JSON does not spell -> 400 with -32600" "400 -32600" \
+    "$code $(printf '%s' "$body" | jq -r .error.code)"
+check_contains "... naming the id" "id 01 is not a number" "$body"
 req -X POST "$U" -H 'Content-Type: text/plain' --data-binary "$INIT"
 check_eq "a body that is not application/json -> 415" 415 "$code"
 req -X POST "$U" -H 'Content-Type: application/json' -H 'Accept: text/html' \
@@ -152,6 +183,7 @@ http_stop
 check_eq "SIGTERM: exit 0" 0 "$src"
 
 # --- IPv6 loopback ----------------------------------------------------------
+: >"$T/v6.err"
 $VG "$SERVE" --project "$P" --transport http --host ::1 --port 0 \
     2>"$T/v6.err" &
 V6=$!

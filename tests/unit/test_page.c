@@ -3,7 +3,9 @@
  * (server/call/call.c): the 20,000-character bound, header keys on the first
  * page, total on every page, parts for an oversize item, text pages cut
  * at line boundaries, every cursor fault, and windowed sources: items
- * produced on demand, pages as full as they can be, parts, the end.  The
+ * produced on demand, pages as full as they can be, parts, the end; the
+ * bound at exactly 20,000 and 20,001 characters, quotes counted in a JSON
+ * reply and not in a text one.  The
  * calls here read no print (no connection), so their cursors pin no
  * file.
  */
@@ -813,6 +815,136 @@ test_window_fail(void **state)
 	cJSON_Delete(args);
 }
 
+/* The reply of list_tables over one item, the string s: c's text, set. */
+static size_t
+one_item_len(struct call *c, cJSON **args, const char *s)
+{
+	struct page_list l;
+	cJSON *items = cJSON_CreateArray();
+	size_t pos;
+
+	cJSON_AddItemToArray(items, cJSON_CreateString(s));
+	mkcall(c, args, "list_tables", "{}");
+	memset(&l, 0, sizeof(l));
+	l.key[0] = "tables";
+	l.items[0] = items;
+	assert_int_equal(call_position(c, &pos), 0);
+	assert_int_equal(page_list(c, &l, pos), 0);
+	assert_false(c->is_error);
+	cJSON_Delete(items);
+	return strlen(c->text);
+}
+
+/* 1 when c's reply carries a next_cursor. */
+static int
+has_cursor(const struct call *c)
+{
+	cJSON *page = cJSON_Parse(c->text);
+	int r;
+
+	assert_non_null(page);
+	r = cJSON_GetObjectItem(page, "next_cursor") != NULL;
+	cJSON_Delete(page);
+	return r;
+}
+
+/*
+ * Spec 4.8 at its boundary (issue 19, item 7): a dict reply is measured
+ * serialized, so a string member counts its two quotes and its escapes.
+ * A reply of exactly 20,000 characters is one page; one character more
+ * pages it.  Built from the reply's length with an empty string (whose
+ * quotes are in it), with plain characters and with quote-backslash
+ * pairs (4 characters each as JSON).
+ */
+static void
+test_list_boundary(void **state)
+{
+	struct call c;
+	cJSON *args;
+	size_t base, w, i, k;
+	char *s;
+
+	(void)state;
+	base = one_item_len(&c, &args, "");
+	call_release(&c);
+	cJSON_Delete(args);
+	assert_true(base > 2 && base < BOUND);
+	w = BOUND - base;
+	s = malloc(w + 2);
+	assert_non_null(s);
+	/* plain: base + w = BOUND exactly */
+	memset(s, 'a', w);
+	s[w] = '\0';
+	assert_int_equal(one_item_len(&c, &args, s), BOUND);
+	assert_false(has_cursor(&c));
+	call_release(&c);
+	cJSON_Delete(args);
+	/* one more: the item no longer fits whole, so the reply pages */
+	s[w] = 'a';
+	s[w + 1] = '\0';
+	assert_true(one_item_len(&c, &args, s) <= BOUND);
+	assert_true(has_cursor(&c));
+	call_release(&c);
+	cJSON_Delete(args);
+	/* "\ pairs, 4 characters each serialized, padded to BOUND */
+	k = w / 4;
+	for (i = 0; i < k; i++) {
+		s[2 * i] = '"';
+		s[2 * i + 1] = '\\';
+	}
+	for (i = 2 * k; i < 2 * k + w % 4; i++)
+		s[i] = 'a';
+	s[i] = '\0';
+	assert_int_equal(one_item_len(&c, &args, s), BOUND);
+	assert_false(has_cursor(&c));
+	call_release(&c);
+	cJSON_Delete(args);
+	s[i] = 'a';
+	s[i + 1] = '\0';
+	assert_true(one_item_len(&c, &args, s) <= BOUND);
+	assert_true(has_cursor(&c));
+	call_release(&c);
+	cJSON_Delete(args);
+	free(s);
+}
+
+/* A bare text reply is measured as it stands (spec 4.8): no quotes, no
+ * escapes.  20,000 characters (quotes and backslashes among them) are
+ * one page; 20,001 are two. */
+static void
+test_text_boundary(void **state)
+{
+	struct call c;
+	cJSON *args;
+	const char *blocks[1];
+	char *s;
+	size_t pos, i;
+
+	(void)state;
+	s = malloc(BOUND + 2);
+	assert_non_null(s);
+	for (i = 0; i < BOUND; i++)
+		s[i] = "a\"\\"[i % 3];
+	s[BOUND] = '\0';
+	blocks[0] = s;
+	mkcall(&c, &args, "get_reference", "{\"document\": \"spec\"}");
+	assert_int_equal(call_position(&c, &pos), 0);
+	assert_int_equal(page_text(&c, blocks, 1, pos), 0);
+	assert_string_equal(c.text, s);
+	call_release(&c);
+	cJSON_Delete(args);
+	s[BOUND] = 'a';
+	s[BOUND + 1] = '\0';
+	mkcall(&c, &args, "get_reference", "{\"document\": \"spec\"}");
+	assert_int_equal(call_position(&c, &pos), 0);
+	assert_int_equal(page_text(&c, blocks, 1, pos), 0);
+	assert_true(strlen(c.text) <= BOUND);
+	assert_non_null(strstr(c.text, "\n<!-- next_cursor: "));
+	call_release(&c);
+	cJSON_Delete(args);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -828,6 +960,8 @@ main(void)
 		cmocka_unit_test(test_window_walk),
 		cmocka_unit_test(test_window_last),
 		cmocka_unit_test(test_window_fail),
+		cmocka_unit_test(test_list_boundary),
+		cmocka_unit_test(test_text_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
