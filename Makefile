@@ -7,7 +7,8 @@
 #                   build/asan-portable
 #   make check-valgrind   the same suite, built without sanitizers, under valgrind
 #   make demo       index the bundled demo print and ask it three questions
-#   make bench      the speed and memory figures of the issues
+#   make bench      the speed and memory figures of the issues (10,000
+#                   tables; BENCH_TABLES=100000 adds that size beside it)
 #   make install    PREFIX=/usr/local DESTDIR= : binaries and man pages
 #   make deps       install the Debian packages the build needs (as root)
 #   make test-deps  ... and those the tests need (make check runs it)
@@ -151,7 +152,7 @@ demo: all
 	@sh tests/demo.sh
 
 bench: all
-	@sh tests/deps.sh --test
+	@sh tests/deps.sh --test time
 	@$(MAKE) --no-print-directory $(B)/bench-floor
 	@BUILD=$(B) sh tests/bench.sh
 
