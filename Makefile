@@ -13,6 +13,11 @@
 #   make deps       install the Debian packages the build needs (as root)
 #   make test-deps  ... and those the tests need (make check runs it)
 #   make dist       build/dbprint-VERSION.tar.gz, from git
+#   make distcheck  that tarball unpacked alone in a scratch directory
+#                   (no ../shared beside it): make, then make check there
+#   make deb        build/dbprint_VERSION_ARCH.deb, built from that tarball
+#   make check-package  make deb, then the .deb unpacked into a scratch
+#                   root and its programs run (tests/package.sh)
 #
 # Every target that compiles runs `make deps` first (the tests' targets
 # `make test-deps`), so a fresh Debian machine needs nothing but this
@@ -63,7 +68,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version
+	fuzz lint tests-build programs man dist version install-files \
+	distcheck deb check-package
 
 all: deps
 	@$(MAKE) --no-print-directory programs
@@ -164,6 +170,11 @@ $(B)/bench-floor: tests/bench-floor.c
 	    tests/bench-floor.c $(PKG_LIBS) -lpthread
 
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies, without building: debian/rules calls it after its
+# own build.
+install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(B)/dbprint-index $(B)/dbprint-serve $(DESTDIR)$(BINDIR)
 	install -m 644 $(B)/man/dbprint-index.1 $(B)/man/dbprint-serve.1 $(DESTDIR)$(MANDIR)/man1
@@ -178,6 +189,37 @@ dist:
 	git archive --format=tar.gz --prefix=dbprint-$(VERSION)/ \
 	    -o build/dbprint-$(VERSION).tar.gz HEAD
 	@echo "dist: build/dbprint-$(VERSION).tar.gz"
+
+# The tarball alone, as a user unpacks it: nothing of this tree or of
+# ../shared beside it; the scratch directory goes when the check ends.
+distcheck: dist
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT INT TERM && \
+	tar -xzf build/dbprint-$(VERSION).tar.gz -C "$$d" && \
+	echo "distcheck: in $$d/dbprint-$(VERSION)" && \
+	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" && \
+	$(MAKE) --no-print-directory -C "$$d/dbprint-$(VERSION)" check && \
+	echo "distcheck: build/dbprint-$(VERSION).tar.gz: make and make check pass"
+
+# The Debian package (debian/), built by dpkg-buildpackage from the
+# release tarball unpacked in build/deb, so what it packages is what
+# `make dist` ships; dpkg-buildpackage writes beside that tree and the
+# .deb is copied up into build/.
+DEB_ARCH = $(shell dpkg --print-architecture 2>/dev/null)
+DEB	 = dbprint_$(VERSION)_$(DEB_ARCH).deb
+deb: dist
+	@sh tests/deps.sh --package
+	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+	    { echo "deb: debian/changelog says $$v, DBP_VERSION" \
+	    "$(VERSION)" >&2; exit 1; }
+	rm -rf build/deb
+	mkdir -p build/deb
+	tar -xzf build/dbprint-$(VERSION).tar.gz -C build/deb
+	cd build/deb/dbprint-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cp build/deb/$(DEB) build/$(DEB)
+	@echo "deb: build/$(DEB)"
+
+check-package: deb
+	@sh tests/package.sh build/$(DEB)
 
 clean:
 	rm -rf build

@@ -19,7 +19,7 @@
  *   directory watches    inotify                none (caller stats)
  *
  * macOS and the BSDs take the POSIX path by design; kqueue's
- * EVFILT_VNODE is not used (dbprint-serve(1), FILES WATCHED).
+ * EVFILT_VNODE is not used (dbprint-serve(1), PORTABILITY).
  */
 #if defined(__linux__) && !defined(DBP_PORTABLE)
 #define DBP_LINUX	1

@@ -14,6 +14,8 @@
  * loaded machine does not inflate the way it inflates wall time).  Exit 0, or 1
  * on a usage or I/O error.  Standalone: C11 and POSIX only.
  */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime, fdopen */
+
 #include <sys/types.h>
 #include <sys/wait.h>
 

@@ -18,7 +18,7 @@ bench_context() {
 	_cp=$1 _ci=$2
 	_ct=gen.s000.t00042
 	echo "== get_table_context (issue 6): $_ct, 30 columns, of the generated print"
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_cb/bench-ctx" \
+	cc -std=c11 -O2 -o "$_cb/bench-ctx" \
 	    "$SRCDIR/tests/bench-ctx.c" || return 1
 	printf '   %-28s %9s %9s %9s %8s  %s\n' figure p50 p90 cpu target verdict
 	for _cv in "md profile (default)|{\"table\":\"$_ct\"}|3" \

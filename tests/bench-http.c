@@ -18,6 +18,8 @@
  * BH_EXPECT, when set, replaces "isError":false as the text a good
  * answer's body must hold.
  */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime, getaddrinfo */
+
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,6 +82,19 @@ bh_connect(void)
 	return fd;
 }
 
+/* The first place needle occurs in hay, ignoring ASCII case, or NULL
+ * (strcasestr is not POSIX). */
+static const char *
+bh_find_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay != '\0'; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return hay;
+	return NULL;
+}
+
 /* Send the request and read one response; 0 when it is a 200 whose body
  * says "isError":false, 1 for another answer, -1 when the connection
  * failed. */
@@ -87,7 +103,8 @@ bh_roundtrip(int fd, char *buf)
 {
 	size_t len = 0, off = 0, need;
 	ssize_t r;
-	char *hend, *cl;
+	char *hend;
+	const char *cl;
 	long clen;
 
 	while (off < bh_reqlen) {
@@ -107,7 +124,7 @@ bh_roundtrip(int fd, char *buf)
 		if (len >= BH_BUF - 1)
 			return -1;
 	}
-	cl = strcasestr(buf, "\r\nContent-Length:");
+	cl = bh_find_nocase(buf, "\r\nContent-Length:");
 	if (cl == NULL || cl > hend)
 		return -1;
 	clen = strtol(cl + 17, NULL, 10);

@@ -29,7 +29,7 @@ bench_http() {
 	_p=$1 _db=$2
 	_w=$(mktemp -d)
 	echo "== dbprint-serve --transport http (issue 8)"
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-http" \
+	cc -std=c11 -O2 -o "$_b/bench-http" \
 	    "$SRCDIR/tests/bench-http.c" -lpthread || return 1
 	"$_b/dbprint-serve" --project "$_p" --index "$_db" gen \
 	    --transport http --port 0 2>"$_w/err" &

@@ -16,6 +16,11 @@
  *	exit <status>
  * Exit 0 when the server answered everything and exited 0, else 1.
  */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime */
+#if defined(__APPLE__)
+#define _DARWIN_C_SOURCE	/* struct rusage's ru_maxrss */
+#endif
+
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -165,7 +170,9 @@ main(int argc, char **argv)
 		lat[i] = (bench_now() - t) * 1e6;
 	}
 	close(in[1]);
-	if (wait4(pid, &status, 0, &ru) < 0) {
+	/* The only child: RUSAGE_CHILDREN's peak is the server's. */
+	if (waitpid(pid, &status, 0) < 0 ||
+	    getrusage(RUSAGE_CHILDREN, &ru) != 0) {
 		perror("bench-rpc: wait");
 		return 1;
 	}

@@ -22,7 +22,7 @@ bench_serve() {
 	_p=$1 _i=$2
 	_s="$B/dbprint-serve"
 	echo "== dbprint-serve: stdio (issue 3)"
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$B/bench-rpc" \
+	cc -std=c11 -O2 -o "$B/bench-rpc" \
 	    "$SRCDIR/tests/bench-rpc.c" || return 1
 	# Bring the index up to date once; every run below finds it current.
 	"$_s" --project "$_p" --index "$_i" --call list_tables \

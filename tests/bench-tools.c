@@ -18,6 +18,8 @@
  * and POSIX only), built by tests/bench.sh.  Exit 0, or 1 on a usage or
  * I/O error.
  */
+#define _POSIX_C_SOURCE 200809L	/* clock_gettime, fdopen, strdup */
+
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #define BT_MAX_LINE	(64L * 1024 * 1024)	/* longest response line */
+#define BT_PARAMS	"{\"name\":\"%s\",\"arguments\":%s}"
 
 static FILE	*bt_to, *bt_from;
 static char	*bt_line;
@@ -90,7 +93,7 @@ bt_cmp(const void *a, const void *b)
 int
 main(int argc, char **argv)
 {
-	int to[2], from[2], i, k, n, first, err;
+	int to[2], from[2], i, k, n, first, err, plen;
 	char *spec, *tool, *args, *params;
 	double *t, t0, c0, c1;
 	long len = 0;
@@ -140,9 +143,10 @@ main(int argc, char **argv)
 		}
 		*tool++ = '\0';
 		*args++ = '\0';
-		if (asprintf(&params, "{\"name\":\"%s\",\"arguments\":%s}",
-		    tool, args) < 0)
+		plen = snprintf(NULL, 0, BT_PARAMS, tool, args);
+		if (plen < 0 || (params = malloc((size_t)plen + 1)) == NULL)
 			return 1;
+		snprintf(params, (size_t)plen + 1, BT_PARAMS, tool, args);
 		if (bt_rpc("tools/call", params) < 0)	/* warm-up */
 			return 1;
 		c0 = bt_cpu(pid);

@@ -39,7 +39,7 @@ bench_tools() {
 		_tmp=$_w
 	fi
 	echo "== list_tables, search_columns, resolve_value (issue 4)"
-	cc -std=c11 -D_GNU_SOURCE -O2 -o "$_b/bench-tools" \
+	cc -std=c11 -O2 -o "$_b/bench-tools" \
 	    "$SRCDIR/tests/bench-tools.c" || return 1
 	if [ $# -ge 2 ]; then
 		_p=$1 _db=$2

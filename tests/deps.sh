@@ -3,6 +3,8 @@
 #
 #   sh tests/deps.sh            what building needs (make, make install)
 #   sh tests/deps.sh --test     ... and what the tests need (make check)
+#   sh tests/deps.sh --package  ... and what make deb and make check-package
+#                               need (debhelper, lintian, mandoc, git)
 #   sh tests/deps.sh PKG ...    ... and these packages too (make fuzz: clang)
 #
 # As root it installs what is missing with apt-get; otherwise it prints
@@ -11,12 +13,17 @@
 BUILD_PKGS="gcc make pkg-config libsqlite3-dev libyaml-dev libcjson-dev
 libxxhash-dev libmicrohttpd-dev libseccomp-dev"
 TEST_PKGS="libcmocka-dev sqlite3 valgrind jq curl git"
+PACKAGE_PKGS="debhelper dpkg-dev lintian mandoc git"
 command -v dpkg-query >/dev/null 2>&1 || exit 0
 PKGS=$BUILD_PKGS
-if [ "${1:-}" = --test ]; then
-	PKGS="$PKGS $TEST_PKGS"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--test) PKGS="$PKGS $TEST_PKGS" ;;
+	--package) PKGS="$PKGS $PACKAGE_PKGS" ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 PKGS="$PKGS $*"
 missing=""
 for p in $PKGS; do

@@ -29,6 +29,13 @@
 
 #define IC_MAX		20000	/* connections at most */
 #define IC_CONNECT_S	10	/* time for all of them to connect */
+/* Connections are opened IC_BATCH at a time (under the server's listen
+ * backlog, 128), IC_PAUSE_MS apart, so that the server accepts them all:
+ * a burst overflows the backlog, and the kernel then completes
+ * handshakes (syncookies) the server never sees, which would leave the
+ * server short of the pressure the test is about. */
+#define IC_BATCH	64
+#define IC_PAUSE_MS	50
 
 static int
 ic_connect(const struct sockaddr_in *a)
@@ -63,6 +70,7 @@ main(int argc, char **argv)
 	static struct pollfd pf[IC_MAX];
 	struct sockaddr_in a;
 	struct rlimit rl;
+	struct timespec pause = { 0, IC_PAUSE_MS * 1000000L };
 	time_t t0;
 	char c, buf[64];
 	long n;
@@ -89,6 +97,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 		pf[i].events = POLLOUT;
+		if ((i + 1) % IC_BATCH == 0)
+			nanosleep(&pause, NULL);
 	}
 	/* Wait for the handshakes: a connection is writable once it is
 	 * established (in the server's backlog or accepted). */

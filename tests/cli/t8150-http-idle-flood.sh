@@ -40,6 +40,14 @@ done
 check_eq "$N idle connections are open" "open $N" \
     "$(grep '^open' "$T/idle.out")"
 
+# The holder paces its connects so that the server accepts them all
+# (idle-conns.c); wait until it has accepted enough to evict, so that the
+# client below meets the pressure the test is about.
+i=0
+while [ $i -lt 150 ] && ! grep -q 'never sent a byte' "$T/serve.err"; do
+	sleep 0.1; i=$((i + 1))
+done
+
 # A well-behaved client, each request on a new connection.
 code=$(curl -s -o "$T/body" -D "$T/hdr" -w '%{http_code}' --max-time 1 \
     -X POST "$U" -H 'Content-Type: application/json' \
