@@ -107,12 +107,29 @@
 #define DBP_LOOK_THREADS	2
 #define DBP_LOOK_MIN_TABLES	256
 
+/* Tables a run plans, reads and writes at once (index.c): their files'
+ * state (~1.3 KB a table) lives only while their batch does, so a run's
+ * memory does not grow with the print's tables. */
+#define DBP_PLAN_BATCH		4096
+
 /* The page cache of a writing connection (SQLite cache_size, negative:
  * KiB).  64 MiB holds the hot index pages of a 10,000-table build; the
  * rest spills to the OS during the run, whose writeback then overlaps the
  * build instead of the commit's fsync waiting for all of it (256 MiB made
  * that wait 0.7-0.8 s of a 10,000-table full build). */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -65536"
+/* The page cache while the text index is built whole (grams.c): its
+ * lists, ~100 MB on a 100,000-table print, take the memory the cache
+ * gives back, so the build's peak stays under 256 MB at that size. */
+#define DBP_GRAMS_CACHE_PRAGMA	"PRAGMA cache_size = -16384"
+/* Column ids per pass of a whole build of the text index (grams.c):
+ * each pass reads every column and builds the lists of its share of the
+ * trigrams (~60 MB for two million columns), so their memory stays
+ * bounded at any size; a print of fewer columns (66,000 tables of 30)
+ * builds them in one pass.  A test build may lower it (-D). */
+#ifndef DBP_GRAMS_PASS_COLUMNS
+#define DBP_GRAMS_PASS_COLUMNS	2000000
+#endif
 
 /* The page size of a new index (SQLite's default is 4096).  A statistics
  * file's document (files.doc, ~20 KB) spans two pages instead of six, and

@@ -15,6 +15,7 @@
  *   TCP bytes received   TCP_INFO               none (caller copes)
  *   writeback hint       sync_file_range        none
  *   thread priority      setpriority(tid 0)     none
+ *   heap given back      glibc's malloc_trim    none
  *   directory watches    inotify                none (caller stats)
  *
  * macOS and the BSDs take the POSIX path by design; kqueue's
@@ -56,6 +57,9 @@
 
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #endif
 
 #include "platform.h"
@@ -171,6 +175,16 @@ dbp_writeback_start(int fd)
 {
 	if (fd != -1)
 		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+void
+dbp_heap_trim(void)
+{
+#ifdef __GLIBC__
+	/* glibc keeps freed heap pages; this hands the whole free ones
+	 * back (madvise), not only the top of the heap. */
+	(void)malloc_trim(0);
+#endif
 }
 
 void
@@ -429,6 +443,11 @@ void
 dbp_writeback_start(int fd)
 {
 	(void)fd;
+}
+
+void
+dbp_heap_trim(void)
+{
 }
 
 void

@@ -63,6 +63,11 @@ int	dbp_tcp_bytes_received(int fd, uint64_t *n);
  * elsewhere nothing: the commit's fsync does it all.  fd -1: nothing. */
 void	dbp_writeback_start(int fd);
 
+/* Give the pages of freed heap memory back to the system (glibc's
+ * malloc_trim), so that a run's resident size falls after a big free;
+ * elsewhere nothing. */
+void	dbp_heap_trim(void);
+
 /* Lower the calling thread's priority by nice steps (Linux's setpriority
  * of thread id 0); elsewhere nothing, since there it would lower the
  * whole process. */

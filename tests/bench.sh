@@ -1,22 +1,46 @@
 #!/bin/sh
 # bench.sh - `make bench`: the speed and size figures of the issues.
 #
-# dbprint-index (issue 2): on a generated print of 10,000 tables x 30
-# columns (build/gen-print), the full build, a re-run with nothing
-# changed, a re-run after one table changed, the index size against the
-# YAML size, and the YAML throughput.  Targets: full <= 10 s, no change
-# <= 0.3 s, one change <= 0.5 s, index <= 2x the YAML.
+# dbprint-index (issues 2 and 20): on generated prints of N tables x 30
+# columns (build/gen-print), for N = 10,000 and, when BENCH_TABLES names
+# a larger size (make bench BENCH_TABLES=100000), that size too, the
+# figures side by side from one run:
+#   floor       tests/bench-floor.c: every YAML file through libyaml's
+#               event parser on two threads, nothing else
+#   full build  wall, user and system CPU, peak RSS
+#   no change   a re-run with nothing changed
+#   one change  a re-run after one table's statistics changed
+#   index size  against the YAML's
+# and one PASS or MISSED line per target:
+#   full build at 10,000 <= 10 s, and <= 1.5x the floor's wall time
+#   full build at N <= N / 10,000 x 1.05 x the 10,000 build (linear)
+#   system CPU <= 10% of user CPU, every full build
+#   no change <= 0.3 s at 10,000, <= 0.5 s at N
+#   one change <= 0.5 s at 10,000
+#   peak RSS of every dbprint-index run <= 256 MB, at every size
+#   index <= 2x the YAML
 #
 #   BUILD        build tree (default build)
-#   BENCH_DIR    where the print is generated and kept (default: a
+#   BENCH_DIR    where prints are generated and kept (default: a
 #                temporary directory, removed at the end); an existing
 #                print there of the same size is reused
-#   BENCH_TABLES, BENCH_COLS   the print's size (default 10000 x 30)
+#   BENCH_PRINTS a directory of prints made by gen-print, named
+#                print-N-COLS, used read-only: the bench works on a copy
+#                of hard links and replaces the one file it edits by a
+#                rename, so the original is never written
+#   BENCH_TABLES, BENCH_COLS   the larger size (default none) and the
+#                columns per table (default 30)
+#   BENCH_INDEX_ONLY   set: stop after the dbprint-index figures
+# The later sections (tools, context, serve, HTTP) run over the
+# 10,000-table print and index ($P, $I); when a larger size ran, $PBIG
+# and $IBIG name its print and index.
 set -u
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 B="$SRCDIR/$BUILD"
-NT=${BENCH_TABLES:-10000}
+NT=10000
+NBIG=${BENCH_TABLES:-}
+[ "$NBIG" = "$NT" ] && NBIG=""
 NC=${BENCH_COLS:-30}
 if [ -n "${BENCH_DIR:-}" ]; then
 	W=$BENCH_DIR
@@ -26,8 +50,8 @@ else
 	trap 'rm -rf "$W"' EXIT INT TERM
 fi
 
-for p in dbprint-index gen-print; do
-	[ -x "$B/$p" ] || { echo "bench: no $B/$p; run make" >&2; exit 1; }
+for p in dbprint-index gen-print bench-floor; do
+	[ -x "$B/$p" ] || { echo "bench: no $B/$p; run make bench" >&2; exit 1; }
 done
 
 now() { date +%s.%N; }
@@ -35,66 +59,152 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 # verdict VALUE TARGET -> "ok" when VALUE <= TARGET
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "ok" : "MISSED" }'; }
-# cpu CMD... - run it; CPU seconds (user+sys) into $CPU, wall into $WALL
-cpu() {
-	t0=$(now)
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S' -o "$W/.cpu" "$@"
-		rc=$?
-		CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$W/.cpu")
-	else
-		"$@"
-		rc=$?
-		CPU="?"
-	fi
-	WALL=$(secs "$t0" "$(now)")
-	return $rc
+# timed NAME CMD... - run it; wall, user, sys seconds and peak RSS (KB)
+# into NAME_wall, NAME_user, NAME_sys, NAME_rss
+timed() {
+	_n=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$W/.time" "$@"
+	_rc=$?
+	read -r _e _u _s _m <"$W/.time"
+	eval "${_n}_wall=$_e ${_n}_user=$_u ${_n}_sys=$_s ${_n}_rss=$_m"
+	return $_rc
+}
+# get NAME SIZE -> the figure NAME of size SIZE
+get() { eval "echo \${${1}_$2:-?}"; }
+# target DESCRIPTION VALUE OP LIMIT - one PASS/MISSED line (OP: le)
+TARGETS=""
+target() {
+	_v=$(awk -v v="$2" -v t="$3" 'BEGIN { print (v != "?" && v + 0 <= t + 0) ? "PASS  " : "MISSED" }')
+	TARGETS="$TARGETS$(printf '   %s %s (%s; target <= %s)' "$_v" "$1" "$2" "$3")
+"
 }
 
-echo "== dbprint-index: $NT tables x $NC columns"
+[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (Debian: time)" >&2; exit 1; }
+
+# bench_index N - the dbprint-index figures of an N-table print, as
+# shell variables suffixed _N
+bench_index() {
+	_nt=$1
+	_p="$W/print-$_nt-$NC"
+	if [ ! -f "$_p/prints/gen/manifest.yaml" ]; then
+		rm -rf "$_p"
+		_src="${BENCH_PRINTS:-}/print-$_nt-$NC"
+		_t0=$(now)
+		if [ -n "${BENCH_PRINTS:-}" ] && [ -f "$_src/prints/gen/manifest.yaml" ]; then
+			cp -al "$_src" "$_p" || return 1
+			echo "   linked $_src in $(secs "$_t0" "$(now)") s"
+		else
+			"$B/gen-print" "$_p" "$_nt" "$NC" >/dev/null || return 1
+			echo "   generated the $_nt-table print in $(secs "$_t0" "$(now)") s"
+		fi
+	fi
+	eval "P_$_nt=\$_p"
+	_i="$W/index-$_nt.sqlite"
+	eval "I_$_nt=\$_i"
+	rm -f "$_i" "$_i-wal" "$_i-shm" "$_i-journal"
+	eval "yaml_$_nt=$(du -sb "$_p/prints/gen" | cut -f1)"
+
+	# the floor first: it reads every file, so both find the page cache
+	# alike
+	_f=$("$B/bench-floor" "$_p/prints/gen" 2) || return 1
+	eval "$(echo "$_f" | awk -v n="$_nt" '{ printf "floor_wall_%s=%s floor_cpu_%s=%s", n, $6, n, $8 }')"
+
+	timed full "$B/dbprint-index" --quiet --project "$_p" --index "$_i" || {
+		echo "bench: the $_nt-table full build failed" >&2; return 1; }
+	eval "full_wall_$_nt=$full_wall full_user_$_nt=$full_user full_sys_$_nt=$full_sys full_rss_$_nt=$full_rss"
+	sqlite3 "$_i" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null 2>&1
+	eval "size_$_nt=$(stat -c %s "$_i")"
+
+	timed noch "$B/dbprint-index" --quiet --project "$_p" --index "$_i"
+	eval "noch_wall_$_nt=$noch_wall noch_cpu_$_nt=$(awk -v u="$noch_user" -v s="$noch_sys" 'BEGIN { printf "%.2f", u + s }') noch_rss_$_nt=$noch_rss"
+
+	# One table changed: a value count of table 1's statistics edited,
+	# the file replaced by a rename (a linked print stays untouched).
+	_s=$(find "$_p/prints/gen" -path '*t00001/statistics.yaml' | head -1)
+	sed 's/count: \([0-9]*\)$/count: 1\1/' "$_s" >"$_s.new" && mv "$_s.new" "$_s"
+	timed one "$B/dbprint-index" --quiet --json --project "$_p" --index "$_i" >"$W/.j"
+	eval "one_wall_$_nt=$one_wall one_cpu_$_nt=$(awk -v u="$one_user" -v s="$one_sys" 'BEGIN { printf "%.2f", u + s }') one_rss_$_nt=$one_rss"
+	eval "parsed_$_nt=$(sed -n 's/.*"files_parsed": *\([0-9]*\).*/\1/p' "$W/.j")"
+	return 0
+}
+
+SIZES=$NT
+[ -n "$NBIG" ] && SIZES="$NT $NBIG"
+echo "== dbprint-index: $(echo "$SIZES" | sed 's/ / and /') tables x $NC columns"
 echo "   machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-P="$W/print-$NT-$NC"
-if [ ! -f "$P/prints/gen/manifest.yaml" ]; then
-	rm -rf "$P"
-	t0=$(now)
-	"$B/gen-print" "$P" "$NT" "$NC" >/dev/null || exit 1
-	echo "   generated the print in $(secs "$t0" "$(now)") s"
+for n in $SIZES; do
+	bench_index "$n" || exit 1
+done
+P=$P_10000 I=$I_10000
+if [ -n "$NBIG" ]; then
+	PBIG=$(get P "$NBIG") IBIG=$(get I "$NBIG")
 fi
-YAML=$(du -sb "$P/prints/gen" | cut -f1)
-I="$W/index.sqlite"
-rm -f "$I" "$I-wal" "$I-shm"
 
-cpu "$B/dbprint-index" --quiet --project "$P" --index "$I" || {
-	echo "bench: the full build failed" >&2; exit 1; }
-FULL=$WALL FULL_CPU=$CPU
-sqlite3 "$I" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null 2>&1
-SIZE=$(stat -c %s "$I")
+# The table: one row per figure, one column per size.
+row() {	# row LABEL UNIT NAME
+	printf '   %-34s' "$1"
+	for n in $SIZES; do
+		printf ' %12s' "$(get "$3" "$n")$2"
+	done
+	echo
+}
+ratio() {	# ratio NAME A B -> A's figure over B's
+	awk -v a="$(get "$1" "$2")" -v b="$(get "$1" "$3")" \
+	    'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else print "?" }'
+}
+for n in $SIZES; do
+	eval "yamlmb_$n=$(awk -v y="$(get yaml "$n")" 'BEGIN { printf "%.0f", y / 1e6 }')"
+	eval "sizemb_$n=$(awk -v y="$(get size "$n")" 'BEGIN { printf "%.0f", y / 1e6 }')"
+	eval "ratio_$n=$(awk -v s="$(get size "$n")" -v y="$(get yaml "$n")" 'BEGIN { printf "%.2f", s / y }')"
+	eval "mbs_$n=$(awk -v y="$(get yaml "$n")" -v t="$(get full_wall "$n")" 'BEGIN { printf "%.1f", y / 1e6 / t }')"
+	eval "floorx_$n=$(awk -v a="$(get full_wall "$n")" -v b="$(get floor_wall "$n")" 'BEGIN { printf "%.2f", a / b }')"
+	eval "sysr_$n=$(awk -v s="$(get full_sys "$n")" -v u="$(get full_user "$n")" 'BEGIN { printf "%.1f", 100 * s / u }')"
+	for k in full noch one; do
+		eval "${k}_mb_$n=$(awk -v m="$(get ${k}_rss "$n")" 'BEGIN { printf "%.0f", m / 1024 }')"
+	done
+	eval "rss_mb_$n=$(echo "$(get full_mb "$n") $(get noch_mb "$n") $(get one_mb "$n")" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i > m) m = $i; print m }')"
+done
+printf '   %-34s' tables
+for n in $SIZES; do printf ' %12s' "$n"; done
+echo
+row "YAML" " MB" yamlmb
+row "floor: libyaml, 2 threads, wall" " s" floor_wall
+row "floor: CPU" " s" floor_cpu
+row "full build, wall" " s" full_wall
+row "full build, user CPU" " s" full_user
+row "full build, system CPU" " s" full_sys
+row "full build, system / user" " %" sysr
+row "full build / floor, wall" "x" floorx
+row "full build, peak RSS" " MB" full_mb
+row "full build, throughput" " MB/s" mbs
+row "re-run, nothing changed, wall" " s" noch_wall
+row "re-run, nothing changed, CPU" " s" noch_cpu
+row "re-run, nothing changed, RSS" " MB" noch_mb
+row "re-run, one table changed, wall" " s" one_wall
+row "re-run, one table changed, CPU" " s" one_cpu
+row "re-run, one table changed, RSS" " MB" one_mb
+row "files re-parsed after one edit" "" parsed
+row "index" " MB" sizemb
+row "index / YAML" "x" ratio
 
-cpu "$B/dbprint-index" --quiet --project "$P" --index "$I"
-NOCH=$WALL NOCH_CPU=$CPU
-
-# One table changed: a value count of table 1's statistics edited.
-S=$(find "$P/prints/gen" -path '*t00001/statistics.yaml' | head -1)
-sed 's/count: \([0-9]*\)$/count: 1\1/' "$S" >"$W/.s" && cat "$W/.s" >"$S"
-cpu "$B/dbprint-index" --quiet --json --project "$P" --index "$I" >"$W/.j"
-ONE=$WALL ONE_CPU=$CPU
-PARSED=$(sed -n 's/.*"files_parsed": *\([0-9]*\).*/\1/p' "$W/.j")
-
-MBS=$(awk -v y="$YAML" -v t="$FULL" 'BEGIN { printf "%.1f", y / 1e6 / t }')
-RATIO=$(awk -v s="$SIZE" -v y="$YAML" 'BEGIN { printf "%.2f", s / y }')
-printf '   %-28s %10s %10s %8s  %s\n' figure wall cpu target verdict
-printf '   %-28s %9ss %9ss %7ss  %s\n' "full build" "$FULL" "$FULL_CPU" 10 \
-    "$(verdict "$FULL" 10)"
-printf '   %-28s %9ss %9ss %7ss  %s\n' "re-run, nothing changed" "$NOCH" \
-    "$NOCH_CPU" 0.3 "$(verdict "$NOCH" 0.3)"
-printf '   %-28s %9ss %9ss %7ss  %s\n' "re-run, one table changed" "$ONE" \
-    "$ONE_CPU" 0.5 "$(verdict "$ONE" 0.5)"
-printf '   %-28s %10s %10s %7sx  %s\n' "index size / YAML size" "${RATIO}x" "" 2 \
-    "$(verdict "$RATIO" 2)"
-echo "   YAML $(awk -v y="$YAML" 'BEGIN { printf "%.1f", y / 1e6 }') MB," \
-    "index $(awk -v s="$SIZE" 'BEGIN { printf "%.1f", s / 1e6 }') MB," \
-    "throughput $MBS MB/s of YAML (full build);" \
-    "files re-parsed after one edit: $PARSED"
+target "full build at $NT, wall (s)" "$full_wall_10000" 10
+target "full build at $NT / the floor's wall" "$floorx_10000" 1.5
+target "re-run at $NT, nothing changed (s)" "$noch_wall_10000" 0.3
+target "re-run at $NT, one table changed (s)" "$one_wall_10000" 0.5
+for n in $SIZES; do
+	target "system / user CPU, full build at $n (%)" "$(get sysr "$n")" 10
+	target "peak RSS of dbprint-index at $n (MB)" "$(get rss_mb "$n")" 256
+	target "index / YAML at $n" "$(get ratio "$n")" 2
+done
+if [ -n "$NBIG" ]; then
+	target "full build at $NBIG / at $NT (linear: $(awk -v a="$NBIG" -v b="$NT" 'BEGIN { printf "%g", a / b }')x)" \
+	    "$(ratio full_wall "$NBIG" "$NT")" \
+	    "$(awk -v a="$NBIG" -v b="$NT" 'BEGIN { printf "%.2f", a / b * 1.05 }')"
+	target "re-run at $NBIG, nothing changed (s)" "$(get noch_wall "$NBIG")" 0.5
+fi
+printf '%s' "$TARGETS"
+[ -n "${BENCH_INDEX_ONLY:-}" ] && exit 0
 
 # ---- list_tables, search_columns, resolve_value (issue 4) ------------
 # tests/bench-tools.sh, over the print and index built above.

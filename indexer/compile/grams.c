@@ -25,6 +25,7 @@
  * test the dirty tables' columns themselves.  A small change thus costs
  * two inserts, not a rewrite of lists shared by every table.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ struct gr_build {
 	struct gr_list	*lists;
 	uint32_t	*keys;		/* key of lists[i] */
 	size_t		 n, cap;
+	uint32_t	 npass, pass;	/* this pass builds key % npass == pass */
 	int		 oom;
 };
 
@@ -95,6 +97,8 @@ gr_add(struct gr_build *b, const unsigned char *t, int64_t id, uint32_t pos)
 	uint32_t key = gr_key(t), *nk;
 	size_t ncap;
 
+	if (key % b->npass != b->pass)
+		return;		/* another pass's list */
 	if (b->slot[key] == 0) {
 		if (b->n == b->cap) {
 			ncap = b->cap == 0 ? 4096 : b->cap * 2;
@@ -155,6 +159,19 @@ gr_text(struct gr_build *b, int64_t id, const char *s, uint32_t *pos)
 	*pos += (uint32_t)n + 1;
 }
 
+/* Drop the lists of a pass (written), keeping the tables for the next. */
+static void
+gr_build_reset(struct gr_build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->lists[i].p);
+		b->slot[b->keys[i]] = 0;
+	}
+	b->n = 0;
+}
+
 static void
 gr_build_free(struct gr_build *b)
 {
@@ -168,6 +185,9 @@ gr_build_free(struct gr_build *b)
 	memset(b, 0, sizeof(*b));
 }
 
+static int	gr_pass(sqlite3 *, sqlite3_stmt *, sqlite3_stmt *,
+		    struct gr_build *, struct dbp_diag *);
+
 int
 ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 {
@@ -178,11 +198,9 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 	static const char sql_ins[] = "INSERT INTO column_grams (gram, "
 	    "postings) VALUES (?1, ?2)";
 	struct gr_build b;
-	sqlite3_stmt *st = NULL, *ins = NULL;
-	char gram[4];
-	uint32_t pos, key;
-	size_t i;
-	int rc, r = -1;
+	sqlite3_stmt *st = NULL, *ins = NULL, *cnt = NULL;
+	char cache[64] = "";
+	int r = -1;
 
 	memset(&b, 0, sizeof(b));
 	if (sqlite3_exec(db, "DELETE FROM column_grams; "
@@ -190,26 +208,74 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 	    NULL, NULL, NULL) != SQLITE_OK)
 		return dbp_fail(d, "cannot clear the text index: %s",
 		    sqlite3_errmsg(db));
-	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL)
-		return dbp_fail(d, "out of memory");
+	/* The lists take the page cache's memory while they are built
+	 * (DBP_GRAMS_CACHE_PRAGMA); the caller's cache size comes back after.
+	 * A failure only leaves the cache as it was. */
+	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(cache, sizeof(cache), "PRAGMA cache_size = %lld",
+		    (long long)sqlite3_column_int64(st, 0));
+		sqlite3_exec(db, DBP_GRAMS_CACHE_PRAGMA, NULL, NULL, NULL);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL) {
+		dbp_fail(d, "out of memory");
+		goto out;
+	}
 	if (sqlite3_prepare_v2(db, sql_text, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, sql_ins, -1, &ins, NULL) != SQLITE_OK) {
 		dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
 		goto out;
 	}
+	/* One pass per DBP_GRAMS_PASS_COLUMNS columns, each building the
+	 * lists of its share of the trigrams: the lists in memory at once
+	 * stay bounded whatever the print's size. */
+	b.npass = 1;
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM columns", -1, &cnt,
+	    NULL) == SQLITE_OK && sqlite3_step(cnt) == SQLITE_ROW)
+		b.npass = 1 + (uint32_t)(sqlite3_column_int64(cnt, 0) /
+		    DBP_GRAMS_PASS_COLUMNS);
+	sqlite3_finalize(cnt);
+	for (b.pass = 0; b.pass < b.npass; b.pass++) {
+		if (gr_pass(db, st, ins, &b, d) == -1)
+			goto out;
+		gr_build_reset(&b);
+		sqlite3_reset(st);
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	gr_build_free(&b);
+	if (cache[0] != '\0')
+		sqlite3_exec(db, cache, NULL, NULL, NULL);
+	return r;
+}
+
+/* One pass of ix_grams_build: read every column's text (st), build this
+ * pass's lists, write them (ins).  0, or -1 with d set. */
+static int
+gr_pass(sqlite3 *db, sqlite3_stmt *st, sqlite3_stmt *ins, struct gr_build *bp,
+    struct dbp_diag *d)
+{
+	struct gr_build b = *bp;
+	char gram[4];
+	uint32_t pos, key;
+	size_t i;
+	int rc = SQLITE_DONE;
+
 	while (!b.oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		pos = 0;
 		gr_text(&b, sqlite3_column_int64(st, 0),
 		    (const char *)sqlite3_column_text(st, 1), &pos);
 	}
-	if (b.oom) {
-		dbp_fail(d, "out of memory");
-		goto out;
-	}
-	if (rc != SQLITE_DONE) {
-		dbp_fail(d, "cannot read the columns: %s", sqlite3_errmsg(db));
-		goto out;
-	}
+	*bp = b;
+	if (b.oom)
+		return dbp_fail(d, "out of memory");
+	if (rc != SQLITE_DONE)
+		return dbp_fail(d, "cannot read the columns: %s",
+		    sqlite3_errmsg(db));
 	for (i = 0; i < b.n; i++) {
 		key = b.keys[i];
 		gram[0] = (char)(key >> 14);
@@ -220,18 +286,11 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 		sqlite3_bind_text(ins, 1, gram, 3, SQLITE_STATIC);
 		sqlite3_bind_blob(ins, 2, b.lists[i].p, (int)b.lists[i].len,
 		    SQLITE_STATIC);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
-			dbp_fail(d, "cannot write the text index: %s",
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			return dbp_fail(d, "cannot write the text index: %s",
 			    sqlite3_errmsg(db));
-			goto out;
-		}
 	}
-	r = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(ins);
-	gr_build_free(&b);
-	return r;
+	return 0;
 }
 
 int

@@ -15,6 +15,12 @@
  *      appearing, vanishing, or a changed manifest entry) re-parses the
  *      whole table and replaces every row derived from it;
  *   4. meta.print_version is recomputed over every file's path and hash.
+ * Steps 2 and 3 take the tables DBP_PLAN_BATCH at a time, in manifest
+ * order, and a batch's files, their previous rows (read from the index
+ * per table directory, in path order) and their documents are freed
+ * before the next batch is looked at; a parsed manifest's tree is freed
+ * once its tables rows are written.  Memory thus holds a batch, not the
+ * print.
  * A run that fails rolls back: the previous index stays as it was.
  */
 #define _POSIX_C_SOURCE	200809L
@@ -46,8 +52,9 @@ enum {
 	O_CHANGED		/* content or presence changed */
 };
 
-/* The file of table kind k of table t. */
+/* The file of table kind k of table t (t->f allocated: ox_files). */
 #define TF(t, k)	((t)->f[(k) - IX_FIRST_TABLE_KIND])
+#define IX_NTABLE_FILES	(IX_NKINDS - IX_FIRST_TABLE_KIND)
 
 /* A files row of the previous run. */
 struct ox_old {
@@ -73,7 +80,8 @@ struct ox_file {
 	char		*file;		/* declared file name */
 	int		 outside;	/* leads outside the root */
 	struct ix_look	 look;
-	struct ox_old	*old;
+	struct ox_old	*old;		/* the previous run's row */
+	int		 old_done;	/* old looked up (ox_old_file) */
 	int		 outcome;
 	char		 hash[33];
 	int		 have_hash;
@@ -97,8 +105,11 @@ struct ox_table {
 	int		 followable;
 	char		*dir;		/* as written, normalised when possible */
 	char		*files[IX_NKINDS];	/* declared names, table kinds */
-	cJSON		*entry;		/* borrowed from the manifest doc */
-	struct ox_file	 f[IX_NKINDS - IX_FIRST_TABLE_KIND];	/* TF() */
+	const cJSON	*entry;		/* borrowed from the manifest's tree
+					 * until its row is written */
+	int		 row_followable;	/* what its tables row says */
+	struct ox_file	*f;		/* IX_NTABLE_FILES, TF(); NULL until
+					 * the table's batch (ox_files) */
 	int		 nfiles;
 	int		 isnew;		/* not in the index before */
 	int		 sigchanged;	/* dir, followability or artifacts */
@@ -118,8 +129,9 @@ struct ox_run {
 	int		 full;
 	struct ix_map	*filter;	/* table fqns to consider, or NULL */
 	struct ix_safety safe;
-	struct ix_map	 old;		/* path -> struct ox_old * (borrowed) */
-	struct ox_chunk	*chunks;	/* holds old's keys and values */
+	sqlite3_stmt	*old_one;	/* a file's previous row (ox_old_open) */
+	sqlite3_stmt	*old_dir;	/* the rows under a directory */
+	struct ox_chunk	*chunks;	/* holds a batch's struct ox_old */
 	struct ix_map	 oldtab;	/* fqn -> struct ox_table * */
 	struct ox_file	 cf[IX_FIRST_TABLE_KIND];	/* connection files */
 	int		 manifest_parsed;
@@ -501,53 +513,106 @@ ox_copy(char *out, size_t size, const unsigned char *t, int n)
 	out[k] = '\0';
 }
 
-static int
-ox_load_old(struct ox_run *r)
+/* The previous run's row of a file from the current row of s, whose
+ * columns from first on are dev, ino, size, mtime_ns, hash, status; in
+ * the run's chunks (freed with the batch).  NULL on OOM. */
+static struct ox_old *
+ox_old_row(struct ox_run *r, sqlite3_stmt *s, int first)
 {
-	sqlite3_stmt *s;
 	struct ox_old *o;
-	const unsigned char *t;
-	char *key;
-	int rc, n;
 
-	r->old.borrowed = 1;
-	/* room for every row at once: no rehash while it fills */
-	if (ox_prep(r->db, "SELECT count(*) FROM files", &s, r->d) == -1)
+	if ((o = ox_alloc(r, sizeof(*o))) == NULL)
+		return NULL;
+	o->have_id = sqlite3_column_type(s, first) != SQLITE_NULL;
+	o->dev = sqlite3_column_int64(s, first);
+	o->ino = sqlite3_column_int64(s, first + 1);
+	o->size = sqlite3_column_int64(s, first + 2);
+	o->mtime = sqlite3_column_int64(s, first + 3);
+	ox_copy(o->hash, sizeof(o->hash), sqlite3_column_text(s, first + 4),
+	    sqlite3_column_bytes(s, first + 4));
+	ox_copy(o->status, sizeof(o->status), sqlite3_column_text(s,
+	    first + 5), sqlite3_column_bytes(s, first + 5));
+	return o;
+}
+
+/* The statements that read the previous run's files rows, through the
+ * covering index files_identity: one path, and the paths under one
+ * directory. */
+static int
+ox_old_open(struct ox_run *r)
+{
+	if (ox_prep(r->db, "SELECT dev, ino, size, mtime_ns, hash, status "
+	    "FROM files INDEXED BY files_identity WHERE path = ?1",
+	    &r->old_one, r->d) == -1 ||
+	    ox_prep(r->db, "SELECT path, dev, ino, size, mtime_ns, hash, "
+	    "status FROM files INDEXED BY files_identity WHERE path >= ?1 AND "
+	    "path < ?2", &r->old_dir, r->d) == -1)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    ix_map_reserve(&r->old, (size_t)sqlite3_column_int64(s, 0)) == -1) {
-		sqlite3_finalize(s);
-		return dbp_fail(r->d, "out of memory");
-	}
-	sqlite3_finalize(s);
-	if (ox_prep(r->db, "SELECT path, dev, ino, size, mtime_ns, hash, "
-	    "status FROM files INDEXED BY files_identity", &s, r->d) == -1)
-		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		n = sqlite3_column_bytes(s, 0);
-		o = ox_alloc(r, sizeof(*o));
-		key = ox_alloc(r, (size_t)n + 1);
-		if (o == NULL || key == NULL)
-			break;
-		memcpy(key, sqlite3_column_text(s, 0), (size_t)n + 1);
-		o->have_id = sqlite3_column_type(s, 1) != SQLITE_NULL;
-		o->dev = sqlite3_column_int64(s, 1);
-		o->ino = sqlite3_column_int64(s, 2);
-		o->size = sqlite3_column_int64(s, 3);
-		o->mtime = sqlite3_column_int64(s, 4);
-		t = sqlite3_column_text(s, 5);
-		ox_copy(o->hash, sizeof(o->hash), t, sqlite3_column_bytes(s, 5));
-		t = sqlite3_column_text(s, 6);
-		ox_copy(o->status, sizeof(o->status), t,
-		    sqlite3_column_bytes(s, 6));
-		if (ix_map_put(&r->old, key, o) == -1)
-			break;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return dbp_fail(r->d, "index: cannot read files: %s",
-		    rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(r->db));
 	return 0;
+}
+
+/* f's row of the previous run, once (f->old, NULL when none).  A read
+ * that fails leaves it NULL: the file is then read and hashed again. */
+static void
+ox_old_file(struct ox_run *r, struct ox_file *f)
+{
+	sqlite3_stmt *s = r->old_one;
+
+	if (f->old_done)
+		return;
+	f->old_done = 1;
+	f->old = NULL;
+	if (s == NULL || f->rel == NULL)
+		return;
+	sqlite3_bind_text(s, 1, f->rel, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		f->old = ox_old_row(r, s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+/*
+ * The previous run's rows of table t's files: one range of the index
+ * over its directory (the files sit there, in a print gen-print or
+ * dbprint writes), then a lookup for each file elsewhere.  In path
+ * order, so a run's reads walk the index rather than hold it: memory
+ * holds one batch's rows, whatever the print's size.
+ */
+static void
+ox_old_table(struct ox_run *r, struct ox_table *t)
+{
+	sqlite3_stmt *s = r->old_dir;
+	struct ox_file *f;
+	char lo[DBP_MAX_PATH], hi[DBP_MAX_PATH];
+	const char *p;
+	size_t n;
+	int k;
+
+	if (s == NULL || t->f == NULL || t->dir == NULL || t->dir[0] == '\0')
+		return;
+	n = strlen(t->dir);
+	if (n + 2 > sizeof(lo))
+		return;
+	/* [dir "/", dir "0"): '0' follows '/' */
+	snprintf(lo, sizeof(lo), "%s/", t->dir);
+	snprintf(hi, sizeof(hi), "%s0", t->dir);
+	sqlite3_bind_text(s, 1, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, hi, -1, SQLITE_STATIC);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		p = (const char *)sqlite3_column_text(s, 0);
+		for (k = IX_FIRST_TABLE_KIND; p != NULL && k < IX_NKINDS; k++) {
+			f = &TF(t, k);
+			if (f->old_done || f->rel == NULL ||
+			    strcmp(f->rel, p) != 0)
+				continue;
+			f->old = ox_old_row(r, s, 1);
+			f->old_done = f->old != NULL;
+			break;
+		}
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	/* the files the range did not hold are looked up by ox_classify */
 }
 
 /* Free f's document, however it was built. */
@@ -561,6 +626,27 @@ ox_doc_free(struct ox_file *f)
 	f->doc = NULL;
 }
 
+/* Free t's files (ox_files) and everything they hold; t->f is NULL
+ * after. */
+static void
+ox_files_free(struct ox_table *t)
+{
+	int k;
+
+	if (t->f == NULL)
+		return;
+	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
+		free(TF(t, k).rel);
+		free(TF(t, k).file);
+		free(TF(t, k).buf);
+		ox_doc_free(&TF(t, k));
+		free(TF(t, k).docjson);
+		free(TF(t, k).error);
+	}
+	free(t->f);
+	t->f = NULL;
+}
+
 static void
 ox_table_free(struct ox_table *t)
 {
@@ -570,15 +656,19 @@ ox_table_free(struct ox_table *t)
 	free(t->dir);
 	for (k = 0; k < IX_NKINDS; k++)
 		free(t->files[k]);
-	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
-		free(TF(t, k).rel);
-		free(TF(t, k).file);
-		free(TF(t, k).buf);
-		ox_doc_free(&TF(t, k));
-		free(TF(t, k).docjson);
-		free(TF(t, k).error);
-	}
+	ox_files_free(t);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Give t its files (zeroed), once: a table's files exist only while its
+ * batch is planned and written (DBP_PLAN_BATCH).  0, or -1 on OOM. */
+static int
+ox_files(struct ox_run *r, struct ox_table *t)
+{
+	if (t->f == NULL &&
+	    (t->f = calloc(IX_NTABLE_FILES, sizeof(*t->f))) == NULL)
+		return dbp_fail(r->d, "out of memory");
+	return 0;
 }
 
 static void
@@ -727,7 +817,7 @@ ox_classify(struct ox_run *r, struct ox_file *f)
 {
 	const char *was;
 
-	f->old = ix_map_get(&r->old, f->rel);
+	ox_old_file(r, f);
 	was = f->old != NULL ? f->old->status : NULL;
 	if (f->outside) {
 		f->look.state = IX_LOOK_OUTSIDE;
@@ -937,13 +1027,13 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 		f->error = ox_msg("%s: does not match its schema (SPEC 2.7): %s",
 		    abs, d.msg);
 	}
+	free(f->buf);	/* the tree holds copies: the text is not needed */
+	f->buf = NULL;
 	if (f->kind == IX_STATS)
 		ox_strip_sketch(f->doc, f->arena.chunks == NULL);
 	f->docjson = ox_compact(f->doc);
 	if (strcmp(f->status, "ok") != 0)
 		ox_doc_free(f);
-	free(f->buf);	/* the text is no longer needed */
-	f->buf = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -966,6 +1056,8 @@ ox_plan_paths(struct ox_run *r, struct ox_table *t)
 	int k, esc, outside = 0;
 	size_t n;
 
+	if (ox_files(r, t) == -1)
+		return -1;
 	if (t->paths_done || !t->walkable)
 		return 0;
 	t->paths_done = 1;
@@ -1058,13 +1150,13 @@ ox_pre_run(void *arg)
 }
 
 /*
- * Phase one of planning for every table the run considers, then the
- * lstat of all their files on DBP_LOOK_THREADS threads (a run with
- * nothing changed is mostly these 40,000 system calls on a 10,000-table
- * print).  0, or -1 on OOM.
+ * Phase one of planning for the tables [lo, hi) of the run that it
+ * considers, then the lstat of all their files on DBP_LOOK_THREADS
+ * threads (a run with nothing changed is mostly these 40,000 system
+ * calls on a 10,000-table print).  0, or -1 on OOM.
  */
 static int
-ox_prefetch(struct ox_run *r, struct ix_map *filter)
+ox_prefetch(struct ox_run *r, struct ix_map *filter, size_t lo, size_t hi)
 {
 	struct ox_file **files = NULL;
 	struct ox_pre pre[DBP_LOOK_THREADS];
@@ -1072,20 +1164,21 @@ ox_prefetch(struct ox_run *r, struct ix_map *filter)
 	size_t i, n = 0, nth = 0;
 	int k;
 
-	for (i = 0; i < r->ntabs; i++) {
+	for (i = lo; i < hi; i++) {
 		if (filter != NULL && ix_map_get(filter, r->tabs[i].fqn) == NULL)
 			continue;
 		if (ox_plan_paths(r, &r->tabs[i]) == -1)
 			return -1;
 	}
-	if (r->safe.rootfd < 0 || r->ntabs < DBP_LOOK_MIN_TABLES)
+	if (r->safe.rootfd < 0 || hi - lo < DBP_LOOK_MIN_TABLES)
 		return 0;
-	if ((files = calloc(r->ntabs * (IX_NKINDS - IX_FIRST_TABLE_KIND) + 1,
+	if ((files = calloc((hi - lo) * IX_NTABLE_FILES + 1,
 	    sizeof(*files))) == NULL)
 		return dbp_fail(r->d, "out of memory");
-	for (i = 0; i < r->ntabs; i++)
+	for (i = lo; i < hi; i++)
 		for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++)
-			if (TF(&r->tabs[i], k).rel != NULL &&
+			if (r->tabs[i].f != NULL &&
+			    TF(&r->tabs[i], k).rel != NULL &&
 			    !TF(&r->tabs[i], k).outside)
 				files[n++] = &TF(&r->tabs[i], k);
 	for (i = 0; i < DBP_LOOK_THREADS; i++) {
@@ -1120,6 +1213,8 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	int k, outside;
 	size_t n;
 
+	if (ox_files(r, t) == -1)
+		return -1;
 	/* Loaded from the index, the table is its own previous state. */
 	o = t->fromdb ? t : ix_map_get(&r->oldtab, t->fqn);
 	t->isnew = o == NULL;
@@ -1131,6 +1226,7 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	}
 	if (ox_plan_paths(r, t) == -1)
 		return -1;
+	ox_old_table(r, t);
 	outside = t->dir_outside;
 	for (k = IX_FIRST_TABLE_KIND; k < IX_NKINDS; k++) {
 		f = &TF(t, k);
@@ -1148,6 +1244,7 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 			f->rel = joined;
 			f->outside = 1;
 			f->prefetched = 0;
+			f->old_done = 0;
 		}
 		ox_classify(r, f);
 		if (f->look.state == IX_LOOK_OUTSIDE)
@@ -1468,16 +1565,21 @@ ox_bind_intof(sqlite3_stmt *s, int i, const cJSON *v)
 		sqlite3_bind_int64(s, i, ix_int(v));
 }
 
+/* A table's row from its manifest entry, before its files are looked at:
+ * followable is taken to be walkable until the plan says otherwise
+ * (ox_write_follow), so the manifest's tree can go before the tables are
+ * read. */
 static int
 ox_put_table_entry(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 {
 	sqlite3_stmt *s = w->st[S_TAB_UPSERT];
 	const cJSON *e = t->entry;
 
+	t->row_followable = t->walkable;
 	sqlite3_bind_text(s, 1, t->fqn, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 2, t->ord);
 	sqlite3_bind_int(s, 3, t->walkable);
-	sqlite3_bind_int(s, 4, t->followable);
+	sqlite3_bind_int(s, 4, t->row_followable);
 	if (ix_str(e, "type") != NULL)
 		sqlite3_bind_text(s, 5, ix_str(e, "type"), -1, SQLITE_STATIC);
 	if (t->walkable && t->dir != NULL)
@@ -1493,6 +1595,22 @@ ox_put_table_entry(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 		    "max_age_days"));
 	}
 	ox_bind_json(s, 11, e);
+	t->entry = NULL;
+	return ox_done(r->db, s, r->d);
+}
+
+/* A planned table's followable, when its row (ox_put_table_entry) said
+ * otherwise. */
+static int
+ox_write_follow(struct ox_run *r, struct ox_w *w, struct ox_table *t)
+{
+	sqlite3_stmt *s = w->st[S_TAB_FOLLOW];
+
+	if (t->followable == t->row_followable)
+		return 0;
+	sqlite3_bind_text(s, 1, t->fqn, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, t->followable);
+	t->row_followable = t->followable;
 	return ox_done(r->db, s, r->d);
 }
 
@@ -1612,6 +1730,8 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 	size_t i;
 	int nth = 0, k, rc = 0, fd = -1;
 
+	r->next = r->consumed = r->released = 0;
+	r->idle = r->writer_waits = r->stop = 0;
 	path = sqlite3_db_filename(r->db, "main");
 	if (r->njobs >= DBP_WRITEBACK_EVERY && path != NULL && path[0] != '\0')
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1656,9 +1776,11 @@ ox_run_jobs(struct ox_run *r, struct ox_w *w)
 				pthread_cond_broadcast(&r->cv);
 			pthread_mutex_unlock(&r->mu);
 		}
+		/* progress in tables, over the batches (ix_update) */
 		if (dbp_index_progress != NULL && (i % 256 == 0 ||
 		    i + 1 == r->njobs))
-			dbp_index_progress((long)i + 1, (long)r->njobs);
+			dbp_index_progress((long)(r->jobs[i] - r->tabs) + 1,
+			    (long)r->ntabs);
 		/* Start the OS writing back the index file's dirty pages
 		 * (Linux), so the commit's fdatasync finds little left: with
 		 * memory to spare the kernel would hold a big build's pages
@@ -1777,8 +1899,10 @@ fail:
 	return -1;
 }
 
-/* Rewrite the manifest-derived rows: tables (manifest columns), the
- * artifacts, failed_tables; drop tables no longer listed. */
+/* Rewrite the manifest-derived rows: tables (manifest columns),
+ * failed_tables; drop tables no longer listed and every artifacts row
+ * (ox_write_entries writes them again, batch by batch, with each
+ * table's followable once its files were looked at). */
 static int
 ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 {
@@ -1813,8 +1937,7 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 	    r->d) == -1)
 		goto out;
 	for (i = 0; i < r->ntabs; i++)
-		if (ox_put_table_entry(r, w, &r->tabs[i]) == -1 ||
-		    ox_put_artifacts(r, w, &r->tabs[i]) == -1)
+		if (ox_put_table_entry(r, w, &r->tabs[i]) == -1)
 			goto out;
 	ft = doc != NULL ? cJSON_GetObjectItemCaseSensitive(doc,
 	    "failed_tables") : NULL;
@@ -1836,6 +1959,20 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 out:
 	ix_map_free(&now);
 	return rc;
+}
+
+/* The followable and artifacts of the planned tables [lo, hi), when the
+ * manifest was parsed. */
+static int
+ox_write_entries(struct ox_run *r, struct ox_w *w, size_t lo, size_t hi)
+{
+	size_t i;
+
+	for (i = lo; i < hi; i++)
+		if (ox_write_follow(r, w, &r->tabs[i]) == -1 ||
+		    ox_put_artifacts(r, w, &r->tabs[i]) == -1)
+			return -1;
+	return 0;
 }
 
 /* meta rows, print_version over every file's path and hash. */
@@ -1984,7 +2121,8 @@ ox_run_free(struct ox_run *r)
 		free(r->cf[k].docjson);
 		free(r->cf[k].error);
 	}
-	ix_map_free(&r->old);
+	sqlite3_finalize(r->old_one);
+	sqlite3_finalize(r->old_dir);
 	ox_chunks_free(r);
 	ox_oldtab_free(&r->oldtab);
 	ix_safety_free(&r->safe);
@@ -2029,7 +2167,7 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	struct ox_run r;
 	struct ox_w w;
 	struct ox_file *mf;
-	size_t i;
+	size_t i, lo, hi;
 	int rc = -1;
 
 	memset(&r, 0, sizeof(r));
@@ -2052,7 +2190,7 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		r.full = 1;
 	if (r.full && ox_wipe(&r) == -1)
 		goto out;
-	if (!r.full && ox_load_old(&r) == -1)
+	if (!r.full && ox_old_open(&r) == -1)
 		goto out;
 	if (ox_conn_files(&r) == -1)
 		goto out;
@@ -2060,6 +2198,11 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	if (mf->outcome == O_CHANGED) {
 		r.manifest_parsed = 1;
 		ox_examine(&r, mf);
+	}
+	ox_annot_declared(&r);
+	if (ox_w_open(&r, &w) == -1)
+		goto out;
+	if (r.manifest_parsed) {
 		if (ox_load_tables(&r) == -1)
 			goto out;
 		if (mf->doc != NULL && ox_plan_from_manifest(&r, mf->doc) == -1)
@@ -2068,32 +2211,58 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	} else if (ox_load_plan(&r) == -1)
 		goto out;
 	r.filter = filter;
-	ox_annot_declared(&r);
-	if (ox_w_open(&r, &w) == -1)
-		goto out;
 	if ((r.jobs = calloc(r.ntabs + 1, sizeof(*r.jobs))) == NULL) {
 		dbp_fail(d, "out of memory");
 		goto out;
 	}
-	if (ox_prefetch(&r, filter) == -1)
-		goto out;
-	for (i = 0; i < r.ntabs; i++) {
-		if (filter != NULL && ix_map_get(filter, r.tabs[i].fqn) == NULL)
-			continue;
-		if (ox_plan_table(&r, &r.tabs[i]) == -1)
-			goto out;
-		if (r.tabs[i].rebuild || r.tabs[i].touched)
-			r.jobs[r.njobs++] = &r.tabs[i];
-		else if (st != NULL)
-			st->files_total += r.tabs[i].nfiles,
-			    st->files_unchanged += r.tabs[i].nfiles;
-	}
-	if (ox_write_conn_files(&r, &w) == -1)
-		goto out;
 	if (r.manifest_parsed && ox_write_manifest(&r, &w, mf->doc) == -1)
 		goto out;
-	if (ox_run_jobs(&r, &w) == -1)
+	/* Everything the manifest's tree gives is written: free it (~120 MB
+	 * on a 100,000-table print) before its JSON (~25 MB) is, and that
+	 * before the tables are read. */
+	ox_doc_free(mf);
+	if (ox_write_conn_files(&r, &w) == -1)
 		goto out;
+	free(mf->docjson);
+	mf->docjson = NULL;
+	if (r.manifest_parsed)
+		dbp_heap_trim();
+	for (i = 0; i < IX_FIRST_TABLE_KIND; i++)
+		r.cf[i].old = NULL;	/* in the chunks the batches free */
+	/* The tables in batches: a table's files are planned, read, written
+	 * and freed with its batch, so memory holds one batch of them. */
+	for (lo = 0; lo < r.ntabs; lo = hi) {
+		hi = r.ntabs - lo > DBP_PLAN_BATCH ? lo + DBP_PLAN_BATCH :
+		    r.ntabs;
+		if (ox_prefetch(&r, filter, lo, hi) == -1)
+			goto out;
+		r.njobs = 0;
+		for (i = lo; i < hi; i++) {
+			if (filter != NULL &&
+			    ix_map_get(filter, r.tabs[i].fqn) == NULL)
+				continue;
+			if (ox_plan_table(&r, &r.tabs[i]) == -1)
+				goto out;
+			if (r.tabs[i].rebuild || r.tabs[i].touched)
+				r.jobs[r.njobs++] = &r.tabs[i];
+			else if (st != NULL)
+				st->files_total += r.tabs[i].nfiles,
+				    st->files_unchanged += r.tabs[i].nfiles;
+		}
+		if (r.manifest_parsed && ox_write_entries(&r, &w, lo, hi) == -1)
+			goto out;
+		if (ox_run_jobs(&r, &w) == -1)
+			goto out;
+		for (i = lo; i < hi; i++)
+			ox_files_free(&r.tabs[i]);
+		ox_chunks_free(&r);	/* the batch's previous rows */
+	}
+	/* The tables are written: their plan (~400 bytes a table) goes
+	 * before the text index is built. */
+	for (i = 0; i < r.ntabs; i++)
+		ox_table_free(&r.tabs[i]);
+	r.ntabs = 0;
+	dbp_heap_trim();
 	if ((r.changed || r.full) && ix_grams_settle(db, r.full, d) == -1)
 		goto out;
 	if (r.changed && ox_write_meta(&r) == -1)

@@ -284,6 +284,40 @@ test_writeback_start(void **state)
 	unlink(path);
 }
 
+/* Giving freed heap pages back leaves every live block as it was. */
+static void
+test_heap_trim(void **state)
+{
+	enum { N = 4096, SZ = 1024 };
+	unsigned char **p;
+	size_t i, j;
+
+	(void)state;
+	p = calloc(N, sizeof(*p));
+	assert_non_null(p);
+	for (i = 0; i < N; i++) {
+		p[i] = malloc(SZ);
+		assert_non_null(p[i]);
+		memset(p[i], (int)(i & 0xff), SZ);
+	}
+	for (i = 0; i < N; i += 2) {	/* holes all through the heap */
+		free(p[i]);
+		p[i] = NULL;
+	}
+	dbp_heap_trim();
+	for (i = 1; i < N; i += 2)
+		for (j = 0; j < SZ; j++)
+			assert_int_equal(p[i][j], i & 0xff);
+	for (i = 0; i < N; i += 2) {	/* and the heap serves again */
+		p[i] = malloc(SZ);
+		assert_non_null(p[i]);
+		memset(p[i], 0x5a, SZ);
+	}
+	for (i = 0; i < N; i++)
+		free(p[i]);
+	free(p);
+}
+
 struct tp_nice {
 	int	before, after;
 };
@@ -394,6 +428,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_socket_cloexec),
 		cmocka_unit_test(test_tcp_bytes_received),
 		cmocka_unit_test(test_writeback_start),
+		cmocka_unit_test(test_heap_trim),
 		cmocka_unit_test(test_thread_nice),
 		cmocka_unit_test(test_watch),
 	};
