@@ -19,6 +19,7 @@ else
 	VG=""
 fi
 FIX="$SRCDIR/fixtures"
+GEN="$BUILD_ABS/gen-print"
 SHARED_EXAMPLES="$SRCDIR/../shared/upstream/docs/format/v1/examples"
 
 ok() {		# ok "what" - a check that passed
@@ -50,4 +51,15 @@ in: $(printf '%s' "$3" | head -c 2000)" ;; esac
 }
 skip() {	# skip "why" - counted as passed, said in the line
 	_n=$((_n + 1)); echo "ok $_n - # SKIP $1"
+}
+need_gen() {	# need_gen - skip the whole test (exit 0) without $GEN
+	[ -x "$GEN" ] && return 0
+	skip "no $GEN"
+	exit 0
+}
+demo_copy() {	# demo_copy - fixtures/demo copied to $T/p; sets $P
+	P=$T/p
+	mkdir -p "$P/prints"
+	cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
+	cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
 }

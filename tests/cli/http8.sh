@@ -1,7 +1,7 @@
 # http8.sh - helpers shared by the t8* HTTP transport tests.  Source it
 # after tests/lib.sh.  Skips the whole test (exit 0) when curl is absent.
 #
-#   demo_copy               copy fixtures/demo to $T/p; sets $P
+#   demo_copy               (tests/lib.sh) copy fixtures/demo to $T/p
 #   http_start [ARGS...]    start dbprint-serve --transport http --port 0
 #                           on project $P (plus ARGS) in the background;
 #                           sets $SPID, $PORT, $U (the /mcp URL), $B (the
@@ -16,13 +16,6 @@ if ! command -v curl >/dev/null 2>&1; then
 	skip "curl is not installed"
 	exit 0
 fi
-
-demo_copy() {
-	P=$T/p
-	mkdir -p "$P/prints"
-	cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-	cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
-}
 
 http_start() {
 	: >"$T/serve.err"

@@ -5,7 +5,6 @@
 # dbprint-index reads with no error.
 . "$(dirname "$0")/../lib.sh"
 
-GEN="$BUILD_ABS/gen-print"
 
 $VG "$GEN" >/dev/null 2>"$T/usage"
 check_eq "no arguments: exit 1" 1 $?

@@ -28,10 +28,7 @@ check_eq "dbprint-index -V" "dbprint-index $V" "$($VG "$INDEX" -V 2>&1)"
 check_eq "dbprint-serve -V" "dbprint-serve $V" "$($VG "$SERVE" -V 2>&1)"
 
 # serverInfo from an initialize over stdio.
-P=$T/p
-mkdir -p "$P/prints"
-cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+demo_copy
 printf '%s\n' \
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t0950","version":"1"}}}' |
     $VG "$SERVE" --project "$P" >"$T/init.json" 2>"$T/init.err"

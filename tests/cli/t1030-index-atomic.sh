@@ -6,11 +6,7 @@
 # print (build/gen-print).
 . "$SRCDIR/tests/lib.sh"
 
-GEN="$BUILD_ABS/gen-print"
-if [ ! -x "$GEN" ]; then
-	skip "no $GEN"
-	exit 0
-fi
+need_gen
 "$GEN" "$T/g" 500 12 >/dev/null
 check_eq "generated print" 0 $?
 I="$T/i.sqlite"

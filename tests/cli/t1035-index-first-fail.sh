@@ -8,15 +8,8 @@
 # started in that state answers from an index built in memory.
 . "$SRCDIR/tests/lib.sh"
 
-GEN="$BUILD_ABS/gen-print"
-if [ ! -x "$GEN" ]; then
-	skip "no $GEN"
-	exit 0
-fi
-P=$T/p
-mkdir -p "$P/prints"
-cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+need_gen
+demo_copy
 I=$T/ix/demo.sqlite
 
 # limited BLOCKS CMD... - CMD with writes limited to BLOCKS 512-byte

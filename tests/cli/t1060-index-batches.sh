@@ -7,11 +7,7 @@
 # dirty marks aside), whether the manifest was re-parsed or not.
 . "$SRCDIR/tests/lib.sh"
 
-GEN="$BUILD_ABS/gen-print"
-if [ ! -x "$GEN" ]; then
-	skip "no $GEN"
-	exit 0
-fi
+need_gen
 "$GEN" "$T/g" 4200 2 >/dev/null
 check_eq "generated print" 0 $?
 I="$T/i.sqlite"

@@ -6,10 +6,7 @@
 # EOF, SIGTERM and SIGINT (exit 0).
 . "$SRCDIR/tests/lib.sh"
 
-P=$T/p
-mkdir -p "$P/prints"
-cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+demo_copy
 
 PING='{"jsonrpc":"2.0","id":1,"method":"ping"}'
 

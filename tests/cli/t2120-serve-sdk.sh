@@ -16,10 +16,7 @@ if [ ! -d "$E2E/node_modules/@modelcontextprotocol/sdk" ]; then
 	exit 0
 fi
 
-P=$T/p
-mkdir -p "$P/prints"
-cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+demo_copy
 
 # Under valgrind the server is started through a wrapper script.
 CMD=$SERVE

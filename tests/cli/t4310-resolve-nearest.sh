@@ -8,11 +8,7 @@
 # matches at every reach of the 10,000-value list.
 . "$(dirname "$0")/../lib.sh"
 
-GEN="$BUILD_ABS/gen-print"
-if [ ! -x "$GEN" ]; then
-	skip "no $GEN"
-	exit 0
-fi
+need_gen
 P=$T/g
 "$GEN" "$P" 1 2 >/dev/null
 S=$P/prints/gen/gen/s000/t00000/statistics.yaml

@@ -23,7 +23,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$SRCDIR/tests/fuzz/serve.sh"
 
-GEN="$BUILD_ABS/gen-print"
 
 # total JSON - one search_columns call; TOT is its total (or the error).
 # (Not in a $(...) subshell: the session's line count must advance.)

@@ -8,7 +8,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$SRCDIR/tests/fuzz/serve.sh"
 
-GEN="$BUILD_ABS/gen-print"
 "$GEN" "$T/g" 300 4 >/dev/null || { fail "gen-print"; exit 0; }
 P=$T/g/prints/gen
 M=$P/manifest.yaml

@@ -7,10 +7,7 @@
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fuzz/serve.sh"
 
-P=$T/p
-mkdir -p "$P/prints"
-cp -R "$FIX/demo/prints/demo" "$P/prints/demo"
-cp "$FIX/demo/.dbprint.yaml" "$P/.dbprint.yaml"
+demo_copy
 I=$P/.dbprint/index/demo.sqlite
 BOOK=$P/prints/demo/bookshop/store/book
 Q='{"table": "bookshop.store.book", "format": "json"}'
@@ -64,22 +61,11 @@ srv_stop
 check_eq "stdio: exit 0 at EOF" 0 "$SRV_RC"
 
 # --- HTTP, several worker handles -----------------------------------------
-if ! command -v curl >/dev/null 2>&1; then
-	skip "curl is not installed"
-	exit 0
-fi
-: >"$T/h.err"
-$VG "$SERVE" --project "$P" --transport http --port 0 2>"$T/h.err" &
-HP=$!
+# (http8.sh ends the test here when curl is absent.)
+. "$SRCDIR/tests/cli/http8.sh"
+http_start
+HP=$SPID
 trap 'kill "$HP" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-i=0
-while [ $i -lt 600 ] && kill -0 "$HP" 2>/dev/null &&
-    ! grep -q 'listening on' "$T/h.err"; do
-	sleep 0.05; i=$((i + 1))
-done
-PORT=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' \
-    "$T/h.err" | head -1)
-U=http://127.0.0.1:$PORT/mcp
 META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t9240","version":"0"}}'
 hcall() {
 	curl -s --max-time 60 -X POST "$U" -H 'Content-Type: application/json' \
@@ -112,4 +98,4 @@ kill -TERM "$HP"
 wait "$HP"
 check_eq "HTTP: SIGTERM, exit 0" 0 "$?"
 check_eq "no sanitizer report" 0 \
-    "$(cat "$T/srv.err" "$T/h.err" | grep -c 'ERROR: AddressSanitizer\|runtime error:')"
+    "$(cat "$T/srv.err" "$T/serve.err" | grep -c 'ERROR: AddressSanitizer\|runtime error:')"
