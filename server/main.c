@@ -446,6 +446,8 @@ main_start(struct srv *s, const struct main_opts *o, struct dbp_remote *r)
 		if (path != NULL && i == 0 && !o->no_sandbox &&
 		    !dbp_sandbox_env_off() && dbp_sandbox_tmpdir(path) != 0)
 			path = NULL;
+		if (path == NULL)
+			fprintf(stderr, "dbprint-serve: out of memory\n");
 		if (path == NULL || srv_index_open(&s->served[i], path) != 0) {
 			free(ipath);
 			return -1;
