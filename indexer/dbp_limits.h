@@ -106,6 +106,14 @@
  * and the fewest tables worth starting them for. */
 #define DBP_LOOK_THREADS	2
 #define DBP_LOOK_MIN_TABLES	256
+/* The quick look of a run whose manifest is unchanged (probe.c): files
+ * rows read and looked at at once (~80 bytes each; t1060's 4200-table
+ * print takes two such chunks), the fewest rows worth starting its
+ * threads for, and the most tables with a candidate change it hands to
+ * the plan (beyond them the run plans every table). */
+#define DBP_PROBE_CHUNK		8192
+#define DBP_PROBE_THREADS_MIN	1024
+#define DBP_PROBE_MAX_TABLES	DBP_PLAN_BATCH
 
 /* Tables a run plans, reads and writes at once (index.c): their files'
  * state (~1.3 KB a table) lives only while their batch does, so a run's

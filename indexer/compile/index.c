@@ -8,7 +8,10 @@
  *      comes from the index itself;
  *   2. every declared file of every table is lstat()ed (path safety per
  *      SPEC 2.5 on the way); a file whose identity (dev, ino, size,
- *      mtime_ns) is unchanged is not read;
+ *      mtime_ns) is unchanged is not read.  With the manifest unchanged,
+ *      a quick look at every files row first (probe.c, ox_quick) narrows
+ *      the tables planned to those where a file may differ: none, on a
+ *      run with nothing to do;
  *   3. the tables with a file whose identity changed are "jobs": their
  *      changed files are read and hashed (worker threads on a large run);
  *      equal hashes only update the identity, a changed hash (or a file
@@ -1338,6 +1341,82 @@ ox_plan_from_manifest(struct ox_run *r, cJSON *doc)
 	return 0;
 }
 
+/*
+ * The quick look (probe.c) of a run whose manifest is unchanged: which
+ * tables may have changed.  Returns -1 on error; 0 when none may (the run
+ * has no table to plan: *others counts their files); 1 when the tables in
+ * qf may (*others counts the files of the rest, which the plan skips); 2
+ * when too many may to be worth a filter (plan them all).
+ */
+static int
+ox_quick(struct ox_run *r, struct ix_map *qf, long *others)
+{
+	struct ix_probe pb;
+	sqlite3_stmt *s = NULL;
+	const char *fqn;
+	long conn = 0, own = 0;
+	size_t i;
+	int rc = -1;
+
+	*others = 0;
+	if (ix_probe(r->db, r->safe.rootfd, DBP_PROBE_MAX_TABLES *
+	    IX_NTABLE_FILES, &pb, r->d) == -1)
+		return -1;
+	if (pb.overflow) {
+		ix_probe_free(&pb);
+		return 2;
+	}
+	/* the candidates' tables; a connection file's row (no table) is
+	 * ox_conn_files' to judge, and was */
+	if (ox_prep(r->db, "SELECT table_fqn FROM files WHERE path = ?1", &s,
+	    r->d) == -1)
+		goto out;
+	for (i = 0; i < pb.n; i++) {
+		sqlite3_bind_text(s, 1, pb.paths[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW &&
+		    (fqn = (const char *)sqlite3_column_text(s, 0)) != NULL &&
+		    ix_map_put(qf, fqn, qf) == -1) {
+			dbp_fail(r->d, "out of memory");
+			goto out;
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (qf->n > DBP_PROBE_MAX_TABLES) {
+		rc = 2;
+		goto out;
+	}
+	/* the files the plan will not count: all but the candidates' */
+	if (ox_prep(r->db, "SELECT count(*) FROM files WHERE table_fqn IS "
+	    "NULL", &s, r->d) == -1)
+		goto out;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		conn = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (qf->n > 0) {
+		if (ox_prep(r->db, "SELECT count(*) FROM files WHERE "
+		    "table_fqn = ?1", &s, r->d) == -1)
+			goto out;
+		for (i = 0; i < qf->cap; i++) {
+			if (qf->keys[i] == NULL)
+				continue;
+			sqlite3_bind_text(s, 1, qf->keys[i], -1,
+			    SQLITE_STATIC);
+			if (sqlite3_step(s) == SQLITE_ROW)
+				own += sqlite3_column_int64(s, 0);
+			sqlite3_reset(s);
+		}
+	}
+	*others = (long)pb.files - conn - own;
+	rc = qf->n > 0;
+out:
+	sqlite3_finalize(s);
+	ix_probe_free(&pb);
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Preparing a job (no index access; runs on worker threads)            */
 
@@ -2167,8 +2246,10 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	struct ox_run r;
 	struct ox_w w;
 	struct ox_file *mf;
+	struct ix_map qf = { 0 };
 	size_t i, lo, hi;
-	int rc = -1;
+	long others = 0;
+	int rc = -1, quick = 2;
 
 	memset(&r, 0, sizeof(r));
 	memset(&w, 0, sizeof(w));
@@ -2208,8 +2289,20 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		if (mf->doc != NULL && ox_plan_from_manifest(&r, mf->doc) == -1)
 			goto out;
 		filter = NULL;
-	} else if (ox_load_plan(&r) == -1)
-		goto out;
+	} else {
+		/* Nothing planned can differ from the index but its files:
+		 * look at them quickly, and plan only the tables whose files
+		 * may have changed (none, on a run with nothing to do). */
+		if (filter == NULL && !r.full && r.safe.rootfd >= 0) {
+			quick = ox_quick(&r, &qf, &others);
+			if (quick == -1)
+				goto out;
+			if (quick == 1)
+				filter = &qf;
+		}
+		if (quick != 0 && ox_load_plan(&r) == -1)
+			goto out;
+	}
 	r.filter = filter;
 	if ((r.jobs = calloc(r.ntabs + 1, sizeof(*r.jobs))) == NULL) {
 		dbp_fail(d, "out of memory");
@@ -2257,6 +2350,8 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 			ox_files_free(&r.tabs[i]);
 		ox_chunks_free(&r);	/* the batch's previous rows */
 	}
+	if (st != NULL && quick != 2)
+		st->files_total += others, st->files_unchanged += others;
 	/* The tables are written: their plan (~400 bytes a table) goes
 	 * before the text index is built. */
 	for (i = 0; i < r.ntabs; i++)
@@ -2285,6 +2380,7 @@ out:
 			dbp_stats_release(st);
 	}
 	ox_run_free(&r);
+	ix_map_free(&qf);
 	return rc;
 }
 

@@ -161,6 +161,21 @@ int	 ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	    int full, struct ix_map *filter, struct dbp_stats *st, int *changed,
 	    struct dbp_diag *d);
 
+/* The quick look of a run (probe.c): every files row against its file on
+ * disk, on DBP_LOOK_THREADS threads.  paths[0..n) are the rows that do
+ * not plainly match (their tables are for the plan to judge), at most max
+ * of them: overflow is set when there were more.  files counts the rows
+ * looked at.  0, or -1 with d set; ix_probe_free frees what it holds. */
+struct ix_probe {
+	char	**paths;	/* malloc'd, each malloc'd */
+	size_t	  n;
+	size_t	  files;
+	int	  overflow;
+};
+int	 ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
+	    struct dbp_diag *d);
+void	 ix_probe_free(struct ix_probe *p);
+
 struct ix_writer;	/* prepared statements of one run (fill.c) */
 
 int	 ix_writer_open(sqlite3 *db, struct ix_writer **w, struct dbp_diag *d);
