@@ -106,6 +106,10 @@
  * and the fewest tables worth starting them for. */
 #define DBP_LOOK_THREADS	2
 #define DBP_LOOK_MIN_TABLES	256
+/* Moves per string dbp_sort_strs (util.c) makes before qsort takes
+ * over. */
+#define DBP_SORT_MOVES		4
+
 /* The quick look of a run whose manifest is unchanged (probe.c): files
  * rows read and looked at at once (~80 bytes each; t1060's 4200-table
  * print takes two such chunks), the fewest rows worth starting its

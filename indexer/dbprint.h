@@ -120,6 +120,11 @@ int	dbp_read_file(const char *path, size_t max, char **out, size_t *len,
 /* XXH3-128 of p[0..n) as 32 lowercase hex digits into out[33]. */
 void	dbp_hash_hex(const void *p, size_t n, char out[33]);
 
+/* Sort the n strings of v by strcmp, in place.  Made for lists that come
+ * nearly in order (a print's paths listed table by table): about n steps
+ * then, and a few n more than qsort at worst.  Allocates nothing. */
+void	dbp_sort_strs(char **v, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Normalizations the indexer stores and the server must match
  * (compile/ixutil.c)                                                   */

@@ -494,12 +494,6 @@ wt_file_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct wt_file *)elem)->path);
 }
 
-static int
-wt_str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The index's version as this handle sees it: other handles' commits
  * (data_version) and its own (total_changes). */
 static int
@@ -615,7 +609,7 @@ wt_load_dirs(struct watch *w, struct watch *old)
 	}
 	if (n == 0)
 		goto out;	/* (no files: the caller never asks) */
-	qsort(all, n, sizeof(*all), wt_str_cmp);
+	dbp_sort_strs(all, n);	/* nearly in order */
 	if ((w->dirs = calloc(n, sizeof(*w->dirs))) == NULL)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -747,7 +741,7 @@ wt_read_rows(struct watch *w, size_t n, uint64_t *sum)
 		return -1;
 	for (i = 0, p = w->arena; i < n; i++, p += strlen(p) + 1)
 		pv[i] = (char *)(uintptr_t)p;
-	qsort(pv, n, sizeof(*pv), wt_str_cmp);
+	dbp_sort_strs(pv, n);	/* nearly in order */
 	for (i = 0, k = 0; i < n; i++)
 		if (k == 0 || strcmp(pv[k - 1], pv[i]) != 0)
 			pv[k++] = pv[i];
@@ -995,7 +989,9 @@ wt_stale(struct watch *w, struct wt_file *f)
 struct wt_lookjob {
 	const struct watch	*w;
 	unsigned char		*look;
-	size_t			 from, step;
+	size_t			 from, to;	/* a run of files: threads
+						 * write apart, not byte by byte
+						 * in one cache line */
 };
 
 static void *
@@ -1005,7 +1001,7 @@ wt_look_run(void *p)
 	size_t i;
 	int blind, st;
 
-	for (i = j->from; i < j->w->nfiles; i += j->step) {
+	for (i = j->from; i < j->to; i++) {
 		st = wt_check(j->w, &j->w->files[i], &blind);
 		j->look[i] = (unsigned char)(WT_LOOK_DONE |
 		    (st ? WT_LOOK_STALE : 0) | (blind ? WT_LOOK_BLIND : 0));
@@ -1030,8 +1026,8 @@ wt_look(const struct watch *w)
 	for (i = 0; i < DBP_LOOK_THREADS; i++) {
 		job[i].w = w;
 		job[i].look = look;
-		job[i].from = i;
-		job[i].step = DBP_LOOK_THREADS;
+		job[i].from = w->nfiles * i / DBP_LOOK_THREADS;
+		job[i].to = w->nfiles * (i + 1) / DBP_LOOK_THREADS;
 	}
 	for (i = 1; i < DBP_LOOK_THREADS; i++, nth++)
 		if (pthread_create(&th[i], NULL, wt_look_run, &job[i]) != 0)
