@@ -7,20 +7,112 @@
  * the tables map - walkable entries only, filtered by pattern, in FQN
  * order - is paged, and total counts the entries pattern matched.
  */
+#define _POSIX_C_SOURCE	200809L
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server.h"
 
+/* The end of the JSON value at p: the ',' or '}' (or ']') that follows
+ * it at its own depth, or NULL when the text ends first.  Strings are
+ * skipped whole, escapes included. */
+static const char *
+mf_skip(const char *p)
+{
+	int depth = 0;
+
+	while (*p != '\0') {
+		if (*p == '"') {
+			for (p++; *p != '"'; p++)
+				if (*p == '\0' || (*p == '\\' && *++p == '\0'))
+					return NULL;
+		} else if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']') {
+			if (depth == 0)
+				return p;
+			depth--;
+		} else if (*p == ',' && depth == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+static const char *
+mf_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/*
+ * The manifest's parsed document (files.doc, compact JSON) without its
+ * tables member, parsed: every other top-level key, in file order.  The
+ * tables are paged from the index's tables rows, so a 100,000-table
+ * manifest's 30 MB are scanned, not parsed.  NULL when the text is not
+ * an object as expected (the caller then parses it whole) or on OOM.
+ */
+static cJSON *
+mf_head_doc(const char *doc)
+{
+	struct dbp_buf b;
+	const char *p = mf_ws(doc), *ks, *ve;
+	cJSON *out = NULL;
+	int first = 1, tables;
+
+	if (*p != '{')
+		return NULL;
+	dbp_buf_init(&b, strlen(doc) + 2);
+	dbp_buf_addc(&b, '{');
+	for (p = mf_ws(p + 1); *p != '}';) {
+		if (*p != '"')
+			goto out;
+		ks = p;
+		for (p++; *p != '"'; p++)
+			if (*p == '\0' || (*p == '\\' && *++p == '\0'))
+				goto out;
+		tables = p + 1 - ks == 8 && strncmp(ks, "\"tables\"", 8) == 0;
+		p = mf_ws(p + 1);
+		if (*p != ':' || (ve = mf_skip(p + 1)) == NULL)
+			goto out;
+		if (!tables) {
+			if (!first)
+				dbp_buf_addc(&b, ',');
+			dbp_buf_add(&b, ks, (size_t)(ve - ks));
+			first = 0;
+		}
+		p = ve;
+		if (*p == ',')
+			p = mf_ws(p + 1);
+		else if (*p != '}')
+			goto out;
+	}
+	dbp_buf_addc(&b, '}');
+	if (!b.failed)
+		out = srv_json_parse(b.ptr, b.len);
+	if (out != NULL && !cJSON_IsObject(out)) {
+		cJSON_Delete(out);
+		out = NULL;
+	}
+out:
+	dbp_buf_release(&b);
+	return out;
+}
+
 /* The manifest's own failure, as the tools report it (spec 8.2): absent,
  * unparseable or of the wrong shape.  0 when the document is usable, with
- * *doc set (cJSON_Delete it); else -1 with the call failed. */
+ * *doc set to it without its tables member (cJSON_Delete it); else -1
+ * with the call failed. */
 static int
 mf_doc(struct call *c, cJSON **doc)
 {
 	struct srv_file f;
 	struct dbp_diag d;
+	cJSON *whole, *t;
 	int rc;
 
 	*doc = NULL;
@@ -39,130 +131,158 @@ mf_doc(struct call *c, cJSON **doc)
 		srv_file_release(&f);
 		return rc;
 	}
-	*doc = srv_json_parse(f.doc, strlen(f.doc));
+	if ((*doc = mf_head_doc(f.doc)) == NULL) {
+		/* not the object the index writes: read it whole */
+		whole = srv_json_parse(f.doc, strlen(f.doc));
+		if (cJSON_IsObject(whole)) {
+			t = cJSON_DetachItemFromObjectCaseSensitive(whole,
+			    "tables");
+			cJSON_Delete(t);
+			*doc = whole;
+		} else
+			cJSON_Delete(whole);
+	}
 	srv_file_release(&f);
-	if (!cJSON_IsObject(*doc)) {
-		cJSON_Delete(*doc);
-		*doc = NULL;
+	if (*doc == NULL)
 		return call_fail(c, "%s/manifest.yaml: expected a mapping",
 		    c->conn->conf->print_root);
-	}
 	return 0;
 }
 
-/* 1 when the entry fqn can be walked: the index says so when it knows
- * the table (st: SELECT walkable ... WHERE fqn = ?); otherwise the entry
- * must be a mapping whose path, if any, is a string. */
-static int
-mf_walkable(sqlite3_stmt *st, const char *fqn, const cJSON *entry)
-{
-	const cJSON *path;
-	int w = -1;
-
-	if (st != NULL) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, fqn, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			w = sqlite3_column_int(st, 0);
-	}
-	if (w != -1)
-		return w;
-	if (!cJSON_IsObject(entry))
-		return 0;
-	path = cJSON_GetObjectItemCaseSensitive(entry, "path");
-	return path == NULL || cJSON_IsString(path);
-}
-
-static int
-mf_cmp(const void *a, const void *b)
-{
-	const cJSON *x = *(const cJSON *const *)a;
-	const cJSON *y = *(const cJSON *const *)b;
-
-	return strcmp(x->string, y->string);
-}
-
-/* The tables map as page_list pages it: the entries in FQN order as an
- * array, and their names beside it. */
-struct mf_map {
-	cJSON		*items;		/* entry values, FQN order */
-	const char	**names;	/* borrowed from the document */
-	size_t		 n;
+/*
+ * The tables map, paged from the index: the walkable entries (the index
+ * judged each when it wrote its tables row) matching the pattern, in FQN
+ * order, each entry the row's own JSON (tables.entry, spelt as files.doc
+ * spells the manifest).  item() steps one statement from the page's
+ * first entry; after() turns the page's list back into the map it came
+ * from, each entry under its FQN.
+ */
+struct mf_walk {
+	struct call	*c;
+	const char	*pattern;	/* NULL: every entry */
+	sqlite3_stmt	*st;
+	size_t		 next;		/* the entry st's next match is */
+	size_t		 base;		/* the first item asked */
+	char		**names;	/* of items base, base + 1, ... */
+	size_t		 nnames, cap;
+	int		 failed;
 };
 
-/* Fill m with the walkable entries of tables matching pattern, sorted by
- * FQN.  0, or -1 on OOM. */
-static int
-mf_tables(struct call *c, const cJSON *tables, const char *pattern,
-    struct mf_map *m)
-{
-	static const char sql[] = "SELECT walkable FROM tables WHERE fqn = ?";
-	sqlite3_stmt *st = NULL;
-	const cJSON **v = NULL;
-	const cJSON *e;
-	size_t n = 0, i;
+static const char mf_sql_count[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1";
+static const char mf_sql_names[] =
+    "SELECT fqn FROM tables WHERE walkable = 1 ORDER BY fqn";
+static const char mf_sql_walk[] =
+    "SELECT fqn, entry FROM tables WHERE walkable = 1 ORDER BY fqn "
+    "LIMIT -1 OFFSET ?1";
 
-	memset(m, 0, sizeof(*m));
-	if ((m->items = cJSON_CreateArray()) == NULL)
-		return -1;
-	if (!cJSON_IsObject(tables))
-		return 0;
-	for (e = tables->child; e != NULL; e = e->next)
-		n++;
-	if (n == 0)
-		return 0;
-	if ((v = calloc(n, sizeof(*v))) == NULL ||
-	    (m->names = calloc(n, sizeof(*m->names))) == NULL) {
-		free(v);
-		return -1;
-	}
-	if (sqlite3_prepare_v2(c->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
-		st = NULL;
-	n = 0;
-	for (e = tables->child; e != NULL; e = e->next) {
-		if (pattern != NULL && !dbp_fnmatch(pattern, e->string))
+/* How many entries the map pages: *n.  0, or -1 with c's error set. */
+static int
+mf_count(struct mf_walk *m, size_t *n)
+{
+	sqlite3_stmt *st;
+	const char *fqn;
+	int rc;
+
+	*n = 0;
+	st = srv_stmt(m->c->conn, m->pattern == NULL ? mf_sql_count :
+	    mf_sql_names);
+	if (st == NULL)
+		return call_fail(m->c, "index read failed: %s",
+		    sqlite3_errmsg(m->c->conn->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (m->pattern == NULL) {
+			*n = (size_t)sqlite3_column_int64(st, 0);
 			continue;
-		if (!mf_walkable(st, e->string, e))
-			continue;
-		v[n++] = e;
+		}
+		fqn = (const char *)sqlite3_column_text(st, 0);
+		if (fqn != NULL && dbp_fnmatch(m->pattern, fqn))
+			(*n)++;
 	}
-	sqlite3_finalize(st);
-	qsort(v, n, sizeof(*v), mf_cmp);
-	for (i = 0; i < n; i++) {
-		m->names[i] = v[i]->string;
-		cJSON_AddItemToArray(m->items, cJSON_Duplicate(v[i], 1));
-	}
-	m->n = n;
-	free(v);
+	srv_stmt_done(m->c->conn, st);
+	if (rc != SQLITE_DONE)
+		return call_fail(m->c, "index read failed: %s",
+		    sqlite3_errmsg(m->c->conn->db));
 	return 0;
 }
 
-static void
-mf_map_release(struct mf_map *m)
+static cJSON *
+mf_item(void *ctx, size_t i)
 {
-	cJSON_Delete(m->items);
-	free(m->names);
-	memset(m, 0, sizeof(*m));
+	struct mf_walk *m = ctx;
+	const char *fqn, *entry;
+	char **grown;
+	cJSON *item;
+	int rc;
+
+	if (m->st == NULL) {
+		if ((m->st = srv_stmt(m->c->conn, mf_sql_walk)) == NULL)
+			goto dberr;
+		/* without a pattern the i-th entry is the i-th row */
+		sqlite3_bind_int64(m->st, 1, m->pattern == NULL ?
+		    (sqlite3_int64)i : 0);
+		m->next = m->pattern == NULL ? i : 0;
+		m->base = i;
+	}
+	for (;;) {
+		if ((rc = sqlite3_step(m->st)) != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				call_fail(m->c, "index read failed: the "
+				    "tables changed during the call");
+			else
+				goto dberr;
+			return NULL;
+		}
+		fqn = (const char *)sqlite3_column_text(m->st, 0);
+		if (fqn == NULL)
+			goto dberr;
+		if (m->pattern != NULL && !dbp_fnmatch(m->pattern, fqn))
+			continue;
+		if (m->next++ == i)
+			break;
+	}
+	if (m->nnames == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		if ((grown = realloc(m->names, m->cap * sizeof(*grown))) ==
+		    NULL)
+			return NULL;
+		m->names = grown;
+	}
+	if ((m->names[m->nnames] = strdup(fqn)) == NULL)
+		return NULL;
+	m->nnames++;
+	entry = (const char *)sqlite3_column_text(m->st, 1);
+	item = entry != NULL ? srv_json_parse(entry,
+	    (size_t)sqlite3_column_bytes(m->st, 1)) : cJSON_CreateNull();
+	return item;
+dberr:
+	call_fail(m->c, "index read failed: %s",
+	    sqlite3_errmsg(m->c->conn->db));
+	return NULL;
 }
 
-/* page_list's after hook: turn the page's "tables" list back into the
+/* page_window's after hook: turn the page's "tables" list back into the
  * map it came from, each entry (or its part, for an entry larger than a
  * page) under its FQN.  It runs while pages are measured too, so the
  * bound holds for the map form. */
 static void
 mf_as_map(void *ctx, cJSON *page, size_t first, size_t count)
 {
-	const struct mf_map *m = ctx;
+	struct mf_walk *m = ctx;
 	cJSON *arr, *obj, *it;
-	size_t i = first;
+	size_t i;
 
 	(void)count;
 	arr = cJSON_GetObjectItemCaseSensitive(page, "tables");
 	if (!cJSON_IsArray(arr) || (obj = cJSON_CreateObject()) == NULL)
 		return;
-	while ((it = arr->child) != NULL && i < m->n) {
+	for (i = first; (it = arr->child) != NULL; i++) {
+		if (i < m->base || i - m->base >= m->nnames) {
+			m->failed = 1;	/* cannot happen: asked in order */
+			break;
+		}
 		cJSON_DetachItemViaPointer(arr, it);
-		srv_json_put(obj, m->names[i++], it);
+		srv_json_put(obj, m->names[i - m->base], it);
 	}
 	cJSON_ReplaceItemInObjectCaseSensitive(page, "tables", obj);
 }
@@ -192,18 +312,18 @@ mf_failed(const cJSON *failed, const char *pattern)
 int
 tool_get_manifest(struct call *c)
 {
-	struct page_list l;
-	const cJSON *pat, *e, *failed = NULL, *tables = NULL;
-	const char *pattern = NULL;
-	struct mf_map map;
+	struct page_src ps;
+	struct mf_walk m;
+	const cJSON *pat, *e, *failed = NULL;
 	cJSON *doc = NULL, *head = NULL, *ft;
-	size_t pos;
+	size_t pos, total = 0, i;
 	int rc = -1;
 
-	memset(&map, 0, sizeof(map));
+	memset(&m, 0, sizeof(m));
+	m.c = c;
 	pat = cJSON_GetObjectItemCaseSensitive(c->args, "pattern");
 	if (cJSON_IsString(pat))
-		pattern = pat->valuestring;
+		m.pattern = pat->valuestring;
 	if (call_pin1(c, "manifest.yaml") == -1)
 		return -1;
 	if (mf_doc(c, &doc) == -1)
@@ -213,36 +333,40 @@ tool_get_manifest(struct call *c)
 	if ((head = cJSON_CreateObject()) == NULL)
 		goto oom;
 	for (e = doc->child; e != NULL; e = e->next) {
-		if (strcmp(e->string, "tables") == 0)
-			tables = e;
-		else if (strcmp(e->string, "failed_tables") == 0)
+		if (strcmp(e->string, "failed_tables") == 0)
 			failed = e;
 		else
 			srv_json_put(head, e->string,
 			    cJSON_Duplicate(e, 1));
 	}
 	if (failed != NULL) {
-		ft = mf_failed(failed, pattern);
+		ft = mf_failed(failed, m.pattern);
 		if (ft != NULL && cJSON_IsArray(ft) && ft->child == NULL)
 			cJSON_Delete(ft);	/* empty: omitted */
 		else if (ft != NULL)
 			srv_json_put(head, "failed_tables", ft);
 	}
-	if (mf_tables(c, tables, pattern, &map) == -1)
-		goto oom;
-	memset(&l, 0, sizeof(l));
-	l.head = head;
-	l.key[0] = "tables";
-	l.items[0] = map.items;
-	l.empty_on_first[0] = 1;
-	l.after = mf_as_map;
-	l.ctx = &map;
-	rc = page_list(c, &l, pos);
+	if (mf_count(&m, &total) == -1)
+		goto out;
+	memset(&ps, 0, sizeof(ps));
+	ps.head = head;
+	ps.key[0] = "tables";
+	ps.empty_on_first[0] = 1;
+	ps.count[0] = total;
+	ps.item = mf_item;
+	ps.after = mf_as_map;
+	ps.ctx = &m;
+	rc = page_window(c, &ps, pos);
+	if (rc == 0 && m.failed)
+		rc = call_fail(c, "out of memory");
 	goto out;
 oom:
 	rc = call_fail(c, "out of memory");
 out:
-	mf_map_release(&map);
+	srv_stmt_done(c->conn, m.st);
+	for (i = 0; i < m.nnames; i++)
+		free(m.names[i]);
+	free(m.names);
 	cJSON_Delete(head);
 	cJSON_Delete(doc);
 	return rc;

@@ -118,4 +118,23 @@ out=$(callerr6 "$P" get_manifest "{\"cursor\":\"$c\",\"pattern\":\"s.*\"}")
 check_contains "a cursor under other arguments is refused" \
     "without \`cursor\`" "$out"
 cp "$T/manifest.keep" "$ROOT/manifest.yaml"
+
+# The header is read from the indexed document without parsing its tables
+# (a scan skips them): a key after tables, whose strings hold quotes,
+# braces and the word tables, keeps its place and its value.
+cat >>"$ROOT/manifest.yaml" <<'YAML'
+zz_after:
+  note: 'a "tables": {"x": [1, 2]} ] } , \ end'
+  list: [1, 2.50, "}"]
+YAML
+out=$(call6 "$P" get_manifest '{"pattern":"s.*"}')
+check_eq "a key after tables rides page 1 in file order" \
+    "format_version generated_at connection adapter dbprint_version zz_after failed_tables tables total" \
+    "$(printf '%s' "$out" | jq -r 'keys_unsorted | join(" ")')"
+check_eq "its value is served as parsed" \
+    '{"note":"a \"tables\": {\"x\": [1, 2]} ] } , \\ end","list":[1,2.5,"}"]}' \
+    "$(printf '%s' "$out" | jq -c .zz_after)"
+check_eq "the tables after the scan are the pattern's" "s.a s.b s.out s.v" \
+    "$(printf '%s' "$out" | jq -r '.tables | keys_unsorted | join(" ")')"
+cp "$T/manifest.keep" "$ROOT/manifest.yaml"
 clean6
