@@ -108,7 +108,9 @@ bench_tools() {
 	    "resolve_nearest=resolve_value={$_t,\"text\":\"specie\"}" \
 	    "resolve_none=resolve_value={$_t,\"text\":\"qqqqqqxx\"}"
 	rm -rf "$_s"
-	if [ $# -ge 2 ]; then
+	if [ $# -ge 4 ] && [ -n "$3" ]; then
+		bench_scale "$3" "$4" "$_w" || return 1	# the larger print
+	elif [ $# -ge 2 ]; then
 		bench_scale "$1" "$2" "$_w" || return 1
 	else
 		bench_scale "$_p" "$_db" "$_w" || return 1
@@ -188,7 +190,9 @@ bench_scale() {
 		    "resolve_stored=resolve_value={$_col,\"text\":\"$_up\"}" \
 		    "resolve_nearest=resolve_value={$_col,\"text\":\"$_near\"}" \
 		    "resolve_none=resolve_value={$_col,\"text\":\"qqqqqqxx\"}" \
-		    'context=get_table_context={"table":"gen.s000.t00001"}'
+		    'context=get_table_context={"table":"gen.s000.t00001"}' \
+		    'manifest=get_manifest={}' \
+		    'diff=get_diff={}'
 		printf '%s\n' "$@"
 	}
 	# the sizes: 10,000, and BENCH_TABLES when it is another
@@ -216,7 +220,8 @@ bench_scale() {
 		_o=$_bw/.scale-$_n
 		# the warm run: every call, REPEAT each (the page cache warmed
 		# by a first answer of each tool before)
-		for _t in search_sensitivity list_tables resolve_stored context; do
+		for _t in search_sensitivity list_tables resolve_stored context \
+		    manifest diff; do
 			bench_scale_run "$_sp" "$_si" "$_o.first-$_t" 1 \
 			    "$(grep "^$_t=" "$_bw/.specs")" || return 1
 		done
@@ -242,7 +247,8 @@ bench_scale() {
 	echo "     the wall target assumes an otherwise idle machine)"
 	# first answers
 	_worst=0
-	for _t in search_sensitivity list_tables resolve_stored context; do
+	for _t in search_sensitivity list_tables resolve_stored context \
+	    manifest diff; do
 		_a=$(_fa "$_bw/.scale-$_lo.first-$_t" "$_t")
 		_z=""
 		[ -z "$_hi" ] || _z=$(_fa "$_bw/.scale-$_hi.first-$_t" "$_t")
@@ -259,7 +265,7 @@ bench_scale() {
 	# warm p50 and CPU per call
 	for _t in list_tables list_tables_detail search_text \
 	    search_sensitivity resolve_stored resolve_nearest resolve_none \
-	    context; do
+	    context manifest diff; do
 		_a=$(bench_scale_fig "$_bw/.scale-$_lo" "$_t" p50)
 		_z=""
 		[ -z "$_hi" ] || _z=$(bench_scale_fig "$_bw/.scale-$_hi" "$_t" p50)
@@ -273,7 +279,7 @@ bench_scale() {
 	done
 	for _t in list_tables list_tables_detail search_text \
 	    search_sensitivity resolve_stored resolve_nearest resolve_none \
-	    context; do
+	    context manifest diff; do
 		_a=$(bench_scale_fig "$_bw/.scale-$_lo" "$_t" cpu)
 		_z=""
 		[ -z "$_hi" ] || _z=$(bench_scale_fig "$_bw/.scale-$_hi" "$_t" cpu)

@@ -1,6 +1,6 @@
 /*
- * answer.c - small index reads shared by list_tables, search_columns and
- * resolve_value.
+ * answer.c - small index reads shared by list_tables, search_columns,
+ * resolve_value and get_manifest: a file's state, a glob's FQN range.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -42,4 +42,22 @@ ans_file_state(struct srv_conn *cn, const char *path, char **status,
 	if (rc == SQLITE_DONE)
 		return 1;
 	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int
+ans_prefix_range(const char *pat, char **lo, char **hi)
+{
+	size_t n = strcspn(pat, "*?[");
+
+	*hi = NULL;
+	if ((*lo = strndup(pat, n)) == NULL)
+		return -1;
+	while (n > 0 && (unsigned char)pat[n - 1] == 0xff)
+		n--;
+	if (n == 0)
+		return 0;
+	if ((*hi = strndup(pat, n)) == NULL)
+		return -1;
+	(*hi)[n - 1] = (char)((unsigned char)(*hi)[n - 1] + 1);
+	return 0;
 }

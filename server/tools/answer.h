@@ -80,6 +80,13 @@ cJSON	*tm_json(const char *text);
 int	ans_file_state(struct srv_conn *cn, const char *path, char **status,
 	    char **error);
 
+/* The literal prefix of an fnmatch pattern (before any * ? or [) in *lo,
+ * and in *hi the least string above every string that starts with it
+ * (NULL when there is none), so fqn >= lo AND fqn < hi narrows a walk of
+ * FQNs to the pattern's candidates.  Both malloc'd (the caller frees);
+ * -1 on OOM. */
+int	ans_prefix_range(const char *pat, char **lo, char **hi);
+
 /* ------------------------------------------------------------------ */
 /* Freshness (freshness.c) - spec 4.2                                   */
 

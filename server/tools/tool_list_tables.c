@@ -137,27 +137,6 @@ lt_keep(struct lt *x, const char *s, size_t n)
 	return p;
 }
 
-/* The literal prefix of an fnmatch pattern (before any * ? or [), and
- * the least string above every string that starts with it (NULL when
- * there is none).  Both malloc'd. */
-static int
-lt_prefix_range(const char *pat, char **lo, char **hi)
-{
-	size_t n = strcspn(pat, "*?[");
-
-	*hi = NULL;
-	if ((*lo = strndup(pat, n)) == NULL)
-		return -1;
-	while (n > 0 && (unsigned char)pat[n - 1] == 0xff)
-		n--;
-	if (n == 0)
-		return 0;
-	if ((*hi = strndup(pat, n)) == NULL)
-		return -1;
-	(*hi)[n - 1] = (char)((unsigned char)(*hi)[n - 1] + 1);
-	return 0;
-}
-
 /* Fail the call with the index's message; returns NULL for item(). */
 static cJSON *
 lt_dberr(struct lt *x)
@@ -535,7 +514,7 @@ tool_list_tables(struct call *c)
 		if (cJSON_AddStringToObject(head, "now", nowbuf) == NULL)
 			goto oom;
 	}
-	if (lt_prefix_range(x.pat, &x.lo, &x.hi) == -1)
+	if (ans_prefix_range(x.pat, &x.lo, &x.hi) == -1)
 		goto oom;
 	x.exact = strcmp(x.pat + strlen(x.lo), "*") == 0;
 	if (lt_count(&x, &total) != 0)

@@ -6,6 +6,12 @@
  * order, with failed_tables (filtered by pattern) last among them; then
  * the tables map - walkable entries only, filtered by pattern, in FQN
  * order - is paged, and total counts the entries pattern matched.
+ *
+ * A page costs what it shows, whatever the manifest's size (30 MB at
+ * 100,000 tables): the header is the document scanned past its tables
+ * member, kept per index handle while the index does not change; the
+ * entries are the tables rows' own JSON, walked in FQN order over the
+ * pattern's literal prefix (a leading glob walks every FQN).
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -13,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "answer.h"
 
 /* The end of the JSON value at p: the ',' or '}' (or ']') that follows
  * it at its own depth, or NULL when the text ends first.  Strings are
@@ -50,18 +56,18 @@ mf_ws(const char *p)
 }
 
 /*
- * The manifest's parsed document (files.doc, compact JSON) without its
- * tables member, parsed: every other top-level key, in file order.  The
- * tables are paged from the index's tables rows, so a 100,000-table
- * manifest's 30 MB are scanned, not parsed.  NULL when the text is not
- * an object as expected (the caller then parses it whole) or on OOM.
+ * The text of the manifest's parsed document (files.doc, compact JSON)
+ * without its tables member: every other top-level key, in file order.
+ * The tables are paged from the index's tables rows, so a 100,000-table
+ * manifest's 30 MB are scanned, not parsed.  Returns it malloc'd (the
+ * caller frees), or NULL when the text is not an object as expected (the
+ * caller then parses it whole) or on OOM.
  */
-static cJSON *
-mf_head_doc(const char *doc)
+static char *
+mf_head_text(const char *doc)
 {
 	struct dbp_buf b;
 	const char *p = mf_ws(doc), *ks, *ve;
-	cJSON *out = NULL;
 	int first = 1, tables;
 
 	if (*p != '{')
@@ -70,15 +76,15 @@ mf_head_doc(const char *doc)
 	dbp_buf_addc(&b, '{');
 	for (p = mf_ws(p + 1); *p != '}';) {
 		if (*p != '"')
-			goto out;
+			goto bad;
 		ks = p;
 		for (p++; *p != '"'; p++)
 			if (*p == '\0' || (*p == '\\' && *++p == '\0'))
-				goto out;
+				goto bad;
 		tables = p + 1 - ks == 8 && strncmp(ks, "\"tables\"", 8) == 0;
 		p = mf_ws(p + 1);
 		if (*p != ':' || (ve = mf_skip(p + 1)) == NULL)
-			goto out;
+			goto bad;
 		if (!tables) {
 			if (!first)
 				dbp_buf_addc(&b, ',');
@@ -89,18 +95,62 @@ mf_head_doc(const char *doc)
 		if (*p == ',')
 			p = mf_ws(p + 1);
 		else if (*p != '}')
-			goto out;
+			goto bad;
 	}
 	dbp_buf_addc(&b, '}');
 	if (!b.failed)
-		out = srv_json_parse(b.ptr, b.len);
-	if (out != NULL && !cJSON_IsObject(out)) {
-		cJSON_Delete(out);
-		out = NULL;
-	}
-out:
+		return dbp_buf_take(&b);
+bad:
 	dbp_buf_release(&b);
-	return out;
+	return NULL;
+}
+
+/* The header's text kept per index handle (srv_keep_get) while the
+ * index does not change: a page then reads no part of the document. */
+struct mf_kept {
+	sqlite3_int64	 dv, tc;
+	char		*head;
+};
+static const char mf_kept_key = 0;
+
+static void
+mf_kept_free(void *p)
+{
+	struct mf_kept *k = p;
+
+	if (k != NULL)
+		free(k->head);
+	free(k);
+}
+
+/* The kept header's document, when it speaks for the index as it is. */
+static cJSON *
+mf_kept_doc(struct call *c)
+{
+	struct mf_kept *k;
+	sqlite3_int64 dv, tc;
+
+	if (srv_index_version(c->conn, &dv, &tc) == -1 ||
+	    (k = srv_keep_get(c->conn, &mf_kept_key)) == NULL ||
+	    k->dv != dv || k->tc != tc)
+		return NULL;
+	return srv_json_parse(k->head, strlen(k->head));
+}
+
+/* Keep head (taken: freed here when it cannot be kept). */
+static void
+mf_keep(struct call *c, char *head)
+{
+	struct mf_kept *k;
+
+	if ((k = calloc(1, sizeof(*k))) == NULL ||
+	    srv_index_version(c->conn, &k->dv, &k->tc) == -1) {
+		free(k);
+		free(head);
+		return;
+	}
+	k->head = head;
+	(void)srv_keep_set(c->conn, &mf_kept_key, k, mf_kept_free);
 }
 
 /* The manifest's own failure, as the tools report it (spec 8.2): absent,
@@ -113,9 +163,12 @@ mf_doc(struct call *c, cJSON **doc)
 	struct srv_file f;
 	struct dbp_diag d;
 	cJSON *whole, *t;
+	char *head;
 	int rc;
 
-	*doc = NULL;
+	/* kept at this version of the index, the manifest was read then */
+	if ((*doc = mf_kept_doc(c)) != NULL)
+		return 0;
 	rc = srv_file_get(c->conn, "manifest.yaml", &f, &d);
 	if (rc == -1)
 		return call_fail(c, "%s", d.msg);
@@ -131,7 +184,17 @@ mf_doc(struct call *c, cJSON **doc)
 		srv_file_release(&f);
 		return rc;
 	}
-	if ((*doc = mf_head_doc(f.doc)) == NULL) {
+	if ((head = mf_head_text(f.doc)) != NULL) {
+		*doc = srv_json_parse(head, strlen(head));
+		if (cJSON_IsObject(*doc))
+			mf_keep(c, head);
+		else {
+			cJSON_Delete(*doc);
+			*doc = NULL;
+			free(head);
+		}
+	}
+	if (*doc == NULL) {
 		/* not the object the index writes: read it whole */
 		whole = srv_json_parse(f.doc, strlen(f.doc));
 		if (cJSON_IsObject(whole)) {
@@ -160,6 +223,9 @@ mf_doc(struct call *c, cJSON **doc)
 struct mf_walk {
 	struct call	*c;
 	const char	*pattern;	/* NULL: every entry */
+	char		*lo, *hi;	/* its literal prefix's FQN range
+					 * (ans_prefix_range; hi NULL: open) */
+	int		 exact;		/* the range is the answer */
 	sqlite3_stmt	*st;
 	size_t		 next;		/* the entry st's next match is */
 	size_t		 base;		/* the first item asked */
@@ -168,13 +234,41 @@ struct mf_walk {
 	int		 failed;
 };
 
+/* (every entry: as list_tables counts, the whole table's count is its
+ * b-tree's, and the entries not walkable are few) */
+static const char mf_sql_count_all[] =
+    "SELECT (SELECT count(*) FROM tables) - "
+    "(SELECT count(*) FROM tables WHERE walkable < 1) - "
+    "(SELECT count(*) FROM tables WHERE walkable > 1)";
 static const char mf_sql_count[] =
-    "SELECT count(*) FROM tables WHERE walkable = 1";
-static const char mf_sql_names[] =
-    "SELECT fqn FROM tables WHERE walkable = 1 ORDER BY fqn";
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "AND fqn < ?2";
+static const char mf_sql_count_open[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1";
 static const char mf_sql_walk[] =
-    "SELECT fqn, entry FROM tables WHERE walkable = 1 ORDER BY fqn "
-    "LIMIT -1 OFFSET ?1";
+    "SELECT fqn, entry FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "AND fqn < ?2 ORDER BY fqn LIMIT -1 OFFSET ?3";
+static const char mf_sql_walk_open[] =
+    "SELECT fqn, entry FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "ORDER BY fqn LIMIT -1 OFFSET ?3";
+
+/* A statement over the pattern's FQN range; NULL with c's error set. */
+static sqlite3_stmt *
+mf_range(struct mf_walk *m, const char *sql, const char *sql_open)
+{
+	sqlite3_stmt *st;
+
+	st = srv_stmt(m->c->conn, m->hi != NULL ? sql : sql_open);
+	if (st == NULL) {
+		call_fail(m->c, "index read failed: %s",
+		    sqlite3_errmsg(m->c->conn->db));
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, m->lo, -1, SQLITE_STATIC);
+	if (m->hi != NULL)
+		sqlite3_bind_text(st, 2, m->hi, -1, SQLITE_STATIC);
+	return st;
+}
 
 /* How many entries the map pages: *n.  0, or -1 with c's error set. */
 static int
@@ -185,13 +279,17 @@ mf_count(struct mf_walk *m, size_t *n)
 	int rc;
 
 	*n = 0;
-	st = srv_stmt(m->c->conn, m->pattern == NULL ? mf_sql_count :
-	    mf_sql_names);
+	if (m->exact && m->hi == NULL && m->lo[0] == '\0')
+		st = srv_stmt(m->c->conn, mf_sql_count_all);
+	else if (m->exact)
+		st = mf_range(m, mf_sql_count, mf_sql_count_open);
+	else if ((st = mf_range(m, mf_sql_walk, mf_sql_walk_open)) != NULL)
+		sqlite3_bind_int64(st, 3, 0);
 	if (st == NULL)
 		return call_fail(m->c, "index read failed: %s",
 		    sqlite3_errmsg(m->c->conn->db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (m->pattern == NULL) {
+		if (m->exact) {
 			*n = (size_t)sqlite3_column_int64(st, 0);
 			continue;
 		}
@@ -212,16 +310,15 @@ mf_item(void *ctx, size_t i)
 	struct mf_walk *m = ctx;
 	const char *fqn, *entry;
 	char **grown;
-	cJSON *item;
 	int rc;
 
 	if (m->st == NULL) {
-		if ((m->st = srv_stmt(m->c->conn, mf_sql_walk)) == NULL)
-			goto dberr;
-		/* without a pattern the i-th entry is the i-th row */
-		sqlite3_bind_int64(m->st, 1, m->pattern == NULL ?
-		    (sqlite3_int64)i : 0);
-		m->next = m->pattern == NULL ? i : 0;
+		if ((m->st = mf_range(m, mf_sql_walk, mf_sql_walk_open)) ==
+		    NULL)
+			return NULL;
+		/* in an exact range the i-th entry is the i-th row */
+		sqlite3_bind_int64(m->st, 3, m->exact ? (sqlite3_int64)i : 0);
+		m->next = m->exact ? i : 0;
 		m->base = i;
 	}
 	for (;;) {
@@ -236,7 +333,7 @@ mf_item(void *ctx, size_t i)
 		fqn = (const char *)sqlite3_column_text(m->st, 0);
 		if (fqn == NULL)
 			goto dberr;
-		if (m->pattern != NULL && !dbp_fnmatch(m->pattern, fqn))
+		if (!m->exact && !dbp_fnmatch(m->pattern, fqn))
 			continue;
 		if (m->next++ == i)
 			break;
@@ -252,9 +349,8 @@ mf_item(void *ctx, size_t i)
 		return NULL;
 	m->nnames++;
 	entry = (const char *)sqlite3_column_text(m->st, 1);
-	item = entry != NULL ? srv_json_parse(entry,
+	return entry != NULL ? srv_json_parse(entry,
 	    (size_t)sqlite3_column_bytes(m->st, 1)) : cJSON_CreateNull();
-	return item;
 dberr:
 	call_fail(m->c, "index read failed: %s",
 	    sqlite3_errmsg(m->c->conn->db));
@@ -346,6 +442,11 @@ tool_get_manifest(struct call *c)
 		else if (ft != NULL)
 			srv_json_put(head, "failed_tables", ft);
 	}
+	if (ans_prefix_range(m.pattern != NULL ? m.pattern : "*", &m.lo,
+	    &m.hi) == -1)
+		goto oom;
+	m.exact = m.pattern == NULL ||
+	    strcmp(m.pattern + strlen(m.lo), "*") == 0;
 	if (mf_count(&m, &total) == -1)
 		goto out;
 	memset(&ps, 0, sizeof(ps));
@@ -367,6 +468,8 @@ out:
 	for (i = 0; i < m.nnames; i++)
 		free(m.names[i]);
 	free(m.names);
+	free(m.lo);
+	free(m.hi);
 	cJSON_Delete(head);
 	cJSON_Delete(doc);
 	return rc;
