@@ -44,6 +44,16 @@ ans_file_state(struct srv_conn *cn, const char *path, char **status,
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+const char ans_sql_count_all[] =
+    "SELECT (SELECT count(*) FROM tables) - "
+    "(SELECT count(*) FROM tables WHERE walkable < 1) - "
+    "(SELECT count(*) FROM tables WHERE walkable > 1)";
+const char ans_sql_count[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1 "
+    "AND fqn < ?2";
+const char ans_sql_count_open[] =
+    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1";
+
 int
 ans_prefix_range(const char *pat, char **lo, char **hi)
 {

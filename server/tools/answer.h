@@ -87,6 +87,14 @@ int	ans_file_state(struct srv_conn *cn, const char *path, char **status,
  * -1 on OOM. */
 int	ans_prefix_range(const char *pat, char **lo, char **hi);
 
+/* How many walkable tables rows there are (list_tables, get_manifest):
+ * all of them, as all rows (counted from the b-tree alone) less the few
+ * not walkable; in [?1, ?2); from ?1 on.  One statement each, kept by
+ * srv_stmt under these addresses. */
+extern const char ans_sql_count_all[];
+extern const char ans_sql_count[];
+extern const char ans_sql_count_open[];
+
 /* ------------------------------------------------------------------ */
 /* Freshness (freshness.c) - spec 4.2                                   */
 

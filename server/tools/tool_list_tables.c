@@ -31,17 +31,6 @@ static const char lt_sql_walk[] =
 static const char lt_sql_walk_open[] =
     "SELECT fqn FROM tables WHERE walkable = 1 AND fqn >= ?1 "
     "ORDER BY fqn LIMIT -1 OFFSET ?3";
-static const char lt_sql_count[] =
-    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1 "
-    "AND fqn < ?2";
-static const char lt_sql_count_open[] =
-    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1";
-/* Every walkable row: all rows (counted from the b-tree alone) less the
- * few that are not walkable (a range of the index). */
-static const char lt_sql_count_all[] =
-    "SELECT (SELECT count(*) FROM tables) - "
-    "(SELECT count(*) FROM tables WHERE walkable < 1) - "
-    "(SELECT count(*) FROM tables WHERE walkable > 1)";
 /* The projected fields of one entry. */
 static const char lt_sql_detail[] =
     "SELECT fqn, type, row_count, columns, profiled_at, max_age_days, "
@@ -364,14 +353,14 @@ lt_count(struct lt *x, size_t *n)
 
 	*n = 0;
 	if (x->exact && x->hi == NULL && x->lo[0] == '\0')
-		sql = lt_sql_count_all;
+		sql = ans_sql_count_all;
 	else if (x->exact)
-		sql = x->hi != NULL ? lt_sql_count : lt_sql_count_open;
+		sql = x->hi != NULL ? ans_sql_count : ans_sql_count_open;
 	else
 		sql = x->hi != NULL ? lt_sql_walk : lt_sql_walk_open;
 	if ((st = srv_stmt(x->c->conn, sql)) == NULL)
 		return -1;
-	if (sql != lt_sql_count_all) {
+	if (sql != ans_sql_count_all) {
 		sqlite3_bind_text(st, 1, x->lo, -1, SQLITE_STATIC);
 		if (x->hi != NULL)
 			sqlite3_bind_text(st, 2, x->hi, -1, SQLITE_STATIC);

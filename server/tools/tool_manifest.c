@@ -234,17 +234,6 @@ struct mf_walk {
 	int		 failed;
 };
 
-/* (every entry: as list_tables counts, the whole table's count is its
- * b-tree's, and the entries not walkable are few) */
-static const char mf_sql_count_all[] =
-    "SELECT (SELECT count(*) FROM tables) - "
-    "(SELECT count(*) FROM tables WHERE walkable < 1) - "
-    "(SELECT count(*) FROM tables WHERE walkable > 1)";
-static const char mf_sql_count[] =
-    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1 "
-    "AND fqn < ?2";
-static const char mf_sql_count_open[] =
-    "SELECT count(*) FROM tables WHERE walkable = 1 AND fqn >= ?1";
 static const char mf_sql_walk[] =
     "SELECT fqn, entry FROM tables WHERE walkable = 1 AND fqn >= ?1 "
     "AND fqn < ?2 ORDER BY fqn LIMIT -1 OFFSET ?3";
@@ -280,9 +269,9 @@ mf_count(struct mf_walk *m, size_t *n)
 
 	*n = 0;
 	if (m->exact && m->hi == NULL && m->lo[0] == '\0')
-		st = srv_stmt(m->c->conn, mf_sql_count_all);
+		st = srv_stmt(m->c->conn, ans_sql_count_all);
 	else if (m->exact)
-		st = mf_range(m, mf_sql_count, mf_sql_count_open);
+		st = mf_range(m, ans_sql_count, ans_sql_count_open);
 	else if ((st = mf_range(m, mf_sql_walk, mf_sql_walk_open)) != NULL)
 		sqlite3_bind_int64(st, 3, 0);
 	if (st == NULL)
