@@ -98,8 +98,9 @@ int	dbp_sandbox_tmpdir(const char *index_path);
 int	dbp_sandbox_apply(const struct dbp_sandbox *sb, char *line,
 	    size_t len);
 
-/* 1 when this build has the sandbox (Linux, not DBP_PORTABLE): where it
- * does not, dbp_sandbox_apply confines nothing and nobody is warned. */
+/* 1 when this build has the sandbox (Linux, not DBP_PORTABLE, not the
+ * valgrind build): where it does not, dbp_sandbox_apply confines nothing
+ * (the valgrind build: no_new_privs only) and nobody is warned. */
 int	dbp_sandbox_available(void);
 /* The Landlock ABI the kernel offers, 0 for none (or no sandbox on this
  * platform). */

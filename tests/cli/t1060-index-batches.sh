@@ -11,12 +11,7 @@ need_gen
 "$GEN" "$T/g" 4200 2 >/dev/null
 check_eq "generated print" 0 $?
 I="$T/i.sqlite"
-# dump INDEX - its dump, but for the text index's bookkeeping (a run that
-# rewrites a few tables marks them dirty where a full build lists them)
-dump() {
-	sh "$SRCDIR/tests/golden/dump-index.sh" "$1" "$T/g/prints/gen" |
-	    awk '/^## / { skip = /^## column_grams/ } !skip'
-}
+dump() { index_dump "$1" "$T/g/prints/gen"; }
 # json FIELD - the figure FIELD of the last run's --json
 json() { jq -r ".$1" "$T/run.json"; }
 # count4096 - the count of the first listed value of table 4096's column

@@ -11,12 +11,7 @@ demo_copy
 R="$P/prints/demo"
 S="$R/bookshop/store"
 I="$T/i.sqlite"
-# dump INDEX - its dump, but for the text index's dirty marks (a run that
-# rewrites a table marks it dirty where a full build lists nothing)
-dump() {
-	sh "$SRCDIR/tests/golden/dump-index.sh" "$1" "$R" |
-	    awk '/^## / { skip = /^## column_grams/ } !skip'
-}
+dump() { index_dump "$1" "$R"; }
 json() { jq -r ".$1" "$T/run.json"; }
 run() {
 	$VG "$INDEX" --quiet --json --project "$P" --index "$I" >"$T/run.json"
