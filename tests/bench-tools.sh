@@ -210,6 +210,9 @@ bench_scale() {
 	echo "== dbprint-serve at scale (issue 20): $(echo "$_sizes" |
 	    sed 's/ / and /') tables x 30 columns"
 	echo "   machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	# the tools whose first answer after start is timed
+	_first="search_sensitivity list_tables resolve_stored context manifest
+	    diff"
 	for _n in $_sizes; do
 		if [ "$_n" = 10000 ]; then
 			_sp=$_p10 _si=$_i10
@@ -225,8 +228,7 @@ bench_scale() {
 		    "$(grep "^search_sensitivity=" "$_bw/.specs")" || return 1
 		# the warm run: every call, REPEAT each (the page cache warmed
 		# by a first answer of each tool before)
-		for _t in search_sensitivity list_tables resolve_stored context \
-		    manifest diff; do
+		for _t in $_first; do
 			bench_scale_run "$_sp" "$_si" "$_o.first-$_t" 1 \
 			    "$(grep "^$_t=" "$_bw/.specs")" || return 1
 		done
@@ -251,9 +253,7 @@ bench_scale() {
 	echo "     (first answers: wall from the server's start, and its CPU;"
 	echo "     the wall target assumes an otherwise idle machine)"
 	# first answers
-	_worst=0
-	for _t in search_sensitivity list_tables resolve_stored context \
-	    manifest diff; do
+	for _t in $_first; do
 		_a=$(_fa "$_bw/.scale-$_lo.first-$_t" "$_t")
 		_z=""
 		[ -z "$_hi" ] || _z=$(_fa "$_bw/.scale-$_hi.first-$_t" "$_t")
@@ -267,10 +267,10 @@ bench_scale() {
 	[ -z "$_hi" ] || _z=$(_fa "$_bw/.scale-$_hi.cold" search_sensitivity)
 	_hdr "first answer, cold, search" "$_a" "$_z" "(stated)" ""
 	echo "     (cold: $_cold)"
-	# warm p50 and CPU per call
-	for _t in list_tables list_tables_detail search_text \
-	    search_sensitivity resolve_stored resolve_nearest resolve_none \
-	    context manifest diff; do
+	# warm p50 and CPU per call, of every call of the warm run
+	_warm="list_tables list_tables_detail search_text search_sensitivity
+	    resolve_stored resolve_nearest resolve_none context manifest diff"
+	for _t in $_warm; do
 		_a=$(bench_scale_fig "$_bw/.scale-$_lo" "$_t" p50)
 		_z=""
 		[ -z "$_hi" ] || _z=$(bench_scale_fig "$_bw/.scale-$_hi" "$_t" p50)
@@ -282,9 +282,7 @@ bench_scale() {
 			_hdr "warm p50, $_t" "$_a us" "" "" ""
 		fi
 	done
-	for _t in list_tables list_tables_detail search_text \
-	    search_sensitivity resolve_stored resolve_nearest resolve_none \
-	    context manifest diff; do
+	for _t in $_warm; do
 		_a=$(bench_scale_fig "$_bw/.scale-$_lo" "$_t" cpu)
 		_z=""
 		[ -z "$_hi" ] || _z=$(bench_scale_fig "$_bw/.scale-$_hi" "$_t" cpu)

@@ -289,7 +289,7 @@ ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 	struct pb_chunk c;
 	sqlite3_stmt *s = NULL;
 	char **grown, *p;
-	size_t i;
+	size_t i, cap = 0;
 	int more, rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -315,11 +315,14 @@ ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 				out->overflow = 1;
 				continue;
 			}
-			grown = realloc(out->paths, (out->n + 1) *
-			    sizeof(*out->paths));
-			if (grown == NULL)
-				goto oom;
-			out->paths = grown;
+			if (out->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				grown = realloc(out->paths, cap *
+				    sizeof(*out->paths));
+				if (grown == NULL)
+					goto oom;
+				out->paths = grown;
+			}
 			if ((p = strdup(c.arena.ptr + c.rows[i].path)) == NULL)
 				goto oom;
 			out->paths[out->n++] = p;

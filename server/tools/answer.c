@@ -71,3 +71,28 @@ ans_prefix_range(const char *pat, char **lo, char **hi)
 	(*hi)[n - 1] = (char)((unsigned char)(*hi)[n - 1] + 1);
 	return 0;
 }
+
+int
+ans_walk_to(struct call *c, sqlite3_stmt *st, const char *pat, int exact,
+    size_t *next, size_t i)
+{
+	const char *fqn;
+	int rc;
+
+	for (;;) {
+		if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				return call_fail(c, "index read failed: the "
+				    "tables changed during the call");
+			break;
+		}
+		if ((fqn = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			break;
+		if (!exact && !dbp_fnmatch(pat, fqn))
+			continue;
+		if ((*next)++ == i)
+			return 0;
+	}
+	return call_fail(c, "index read failed: %s",
+	    sqlite3_errmsg(c->conn->db));
+}

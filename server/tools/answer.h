@@ -87,6 +87,13 @@ int	ans_file_state(struct srv_conn *cn, const char *path, char **status,
  * -1 on OOM. */
 int	ans_prefix_range(const char *pat, char **lo, char **hi);
 
+/* Step st, a walk whose column 0 is an FQN and whose next row is match
+ * *next, to match i: the i-th FQN pat matches (every row when exact).
+ * 0 with st on that row, or -1 with c's error set (the index's, or "the
+ * tables changed during the call" when the walk ends first). */
+int	ans_walk_to(struct call *c, sqlite3_stmt *st, const char *pat,
+	    int exact, size_t *next, size_t i);
+
 /* How many walkable tables rows there are (list_tables, get_manifest):
  * all of them, as all rows (counted from the b-tree alone) less the few
  * not walkable; in [?1, ?2); from ?1 on.  One statement each, kept by

@@ -272,27 +272,13 @@ lt_item(void *ctx, size_t i)
 	struct lt *x = ctx;
 	const char *fqn;
 	cJSON *item;
-	int rc, gated = 0;
+	int gated = 0;
 
 	if (x->walk == NULL && lt_walk(x, i) != 0)
 		return lt_dberr(x);
-	for (;;) {
-		if ((rc = sqlite3_step(x->walk)) != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				call_fail(x->c, "index read failed: the "
-				    "tables changed during the call");
-			else
-				lt_dberr(x);
-			return NULL;
-		}
-		fqn = (const char *)sqlite3_column_text(x->walk, 0);
-		if (fqn == NULL)
-			return lt_dberr(x);
-		if (!x->exact && !dbp_fnmatch(x->pat, fqn))
-			continue;
-		if (x->next++ == i)
-			break;
-	}
+	if (ans_walk_to(x->c, x->walk, x->pat, x->exact, &x->next, i) != 0)
+		return NULL;
+	fqn = (const char *)sqlite3_column_text(x->walk, 0);
 	if (!x->detail) {
 		/* the node outlives the row: it references a kept copy */
 		fqn = lt_keep(x, fqn, strlen(fqn));

@@ -63,6 +63,8 @@ mf_ws(const char *p)
  * caller frees), or NULL when the text is not an object as expected (the
  * caller then parses it whole) or on OOM.
  */
+static const char mf_tables_key[] = "\"tables\"";
+
 static char *
 mf_head_text(const char *doc)
 {
@@ -81,7 +83,8 @@ mf_head_text(const char *doc)
 		for (p++; *p != '"'; p++)
 			if (*p == '\0' || (*p == '\\' && *++p == '\0'))
 				goto bad;
-		tables = p + 1 - ks == 8 && strncmp(ks, "\"tables\"", 8) == 0;
+		tables = (size_t)(p + 1 - ks) == sizeof(mf_tables_key) - 1 &&
+		    memcmp(ks, mf_tables_key, sizeof(mf_tables_key) - 1) == 0;
 		p = mf_ws(p + 1);
 		if (*p != ':' || (ve = mf_skip(p + 1)) == NULL)
 			goto bad;
@@ -299,7 +302,6 @@ mf_item(void *ctx, size_t i)
 	struct mf_walk *m = ctx;
 	const char *fqn, *entry;
 	char **grown;
-	int rc;
 
 	if (m->st == NULL) {
 		if ((m->st = mf_range(m, mf_sql_walk, mf_sql_walk_open)) ==
@@ -310,23 +312,9 @@ mf_item(void *ctx, size_t i)
 		m->next = m->exact ? i : 0;
 		m->base = i;
 	}
-	for (;;) {
-		if ((rc = sqlite3_step(m->st)) != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				call_fail(m->c, "index read failed: the "
-				    "tables changed during the call");
-			else
-				goto dberr;
-			return NULL;
-		}
-		fqn = (const char *)sqlite3_column_text(m->st, 0);
-		if (fqn == NULL)
-			goto dberr;
-		if (!m->exact && !dbp_fnmatch(m->pattern, fqn))
-			continue;
-		if (m->next++ == i)
-			break;
-	}
+	if (ans_walk_to(m->c, m->st, m->pattern, m->exact, &m->next, i) != 0)
+		return NULL;
+	fqn = (const char *)sqlite3_column_text(m->st, 0);
 	if (m->nnames == m->cap) {
 		m->cap = m->cap ? m->cap * 2 : 64;
 		if ((grown = realloc(m->names, m->cap * sizeof(*grown))) ==
@@ -340,10 +328,6 @@ mf_item(void *ctx, size_t i)
 	entry = (const char *)sqlite3_column_text(m->st, 1);
 	return entry != NULL ? srv_json_parse(entry,
 	    (size_t)sqlite3_column_bytes(m->st, 1)) : cJSON_CreateNull();
-dberr:
-	call_fail(m->c, "index read failed: %s",
-	    sqlite3_errmsg(m->c->conn->db));
-	return NULL;
 }
 
 /* page_window's after hook: turn the page's "tables" list back into the
