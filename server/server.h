@@ -535,6 +535,15 @@ int	rej_edge_rejected(struct rej *r, const char *from_table,
 	    const cJSON *from_cols, const char *to_table, const cJSON *to_cols,
 	    struct dbp_diag *d);
 
+/* 1 when diff event e (any node) is withheld: a relationship_* event
+ * about a rejected edge (rej_edge_rejected of its source_table,
+ * source_column, target_table, target_column); 0 when not; -1 (d set). */
+int	rej_event(struct rej *r, const cJSON *e, struct dbp_diag *d);
+
+/* Lower doc's summary.relationships_changed by n when it is an integer
+ * (its spelling too).  0, or -1 on OOM. */
+int	rej_summary(cJSON *doc, size_t n);
+
 /* Withhold from a parsed diff.yaml (in place) every relationship_* event
  * about a rejected edge, lowering summary.relationships_changed (when an
  * int) by *dropped.  0 or -1 (d set). */

@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 8
+-- SCHEMA_VERSION 9
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -259,6 +259,30 @@ CREATE TABLE edges (
 CREATE INDEX edges_from ON edges(from_table);
 CREATE INDEX edges_to ON edges(to_table);
 CREATE INDEX edges_by_file ON edges(file_table);	-- re-indexing one table
+
+-- diff.yaml's changes list, one row per event (a mapping) in file order, so
+-- get_diff pages it from the rows a page shows.  ord counts the events
+-- alone (0, 1, ...: an entry that is not a mapping is never an event and
+-- has no row), kind_ord the events of one kind, so a page of either is
+-- reached by key and a count is one lookup; the three names are the
+-- event's own fields when strings.
+CREATE TABLE changes (
+	ord		INTEGER PRIMARY KEY,	-- position among the events
+	kind		TEXT,			-- the event's kind
+	kind_ord	INTEGER,		-- position among the events of that
+						-- kind (0, 1, ...); NULL with kind
+	table_fqn	TEXT,			-- its table
+	source_table	TEXT,			-- a relationship event's two ends
+	target_table	TEXT,
+	entry		TEXT NOT NULL		-- the whole event as JSON
+);
+CREATE INDEX changes_by_kind ON changes(kind, kind_ord);
+CREATE INDEX changes_by_table ON changes(table_fqn)
+    WHERE table_fqn IS NOT NULL;
+CREATE INDEX changes_by_source ON changes(source_table)
+    WHERE source_table IS NOT NULL;
+CREATE INDEX changes_by_target ON changes(target_table)
+    WHERE target_table IS NOT NULL;
 
 -- manifest.annotations.yaml notes, in file order.
 CREATE TABLE connection_notes (

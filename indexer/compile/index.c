@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -1922,6 +1923,82 @@ ox_conn_files(struct ox_run *r)
 	return 0;
 }
 
+/* A string member of event e, or NULL. */
+static const char *
+ox_event_str(const cJSON *e, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/*
+ * Rewrite the changes rows from diff.yaml's parsed document (NULL when it
+ * did not parse, or is not a mapping: no rows).  Only mappings are
+ * events; ord counts them alone, so the events are numbered 0, 1, ...
+ * and get_diff reaches the i-th through the primary key.
+ */
+static int
+ox_write_changes(struct ox_run *r, const cJSON *doc)
+{
+	sqlite3_stmt *s;
+	struct dbp_buf b;
+	struct ix_map kinds = { 0 };	/* kind -> its events so far, as an
+					 * integer in the pointer */
+	const cJSON *list, *e;
+	const char *kind;
+	sqlite3_int64 ord = 0;
+	uintptr_t seen;
+	int rc = -1;
+
+	if (ox_exec(r->db, "DELETE FROM changes", r->d) == -1)
+		return -1;
+	list = cJSON_IsObject(doc) ?
+	    cJSON_GetObjectItemCaseSensitive(doc, "changes") : NULL;
+	if (!cJSON_IsArray(list) || list->child == NULL)
+		return 0;
+	if (ox_prep(r->db, "INSERT INTO changes (ord, kind, kind_ord, "
+	    "table_fqn, source_table, target_table, entry) VALUES (?1, ?2, "
+	    "?7, ?3, ?4, ?5, ?6)", &s, r->d) == -1)
+		return -1;
+	dbp_buf_init(&b, DBP_MAX_DOC_JSON);
+	cJSON_ArrayForEach(e, list) {
+		if (!cJSON_IsObject(e))
+			continue;	/* never an event */
+		b.len = 0;
+		if (ix_json_compact(&b, e) == -1 || b.failed) {
+			dbp_fail(r->d, "out of memory");
+			goto out;
+		}
+		sqlite3_bind_int64(s, 1, ord++);
+		if ((kind = ox_event_str(e, "kind")) != NULL) {
+			seen = (uintptr_t)ix_map_get(&kinds, kind);
+			if (ix_map_put(&kinds, kind, (void *)(seen + 1)) ==
+			    -1) {
+				dbp_fail(r->d, "out of memory");
+				goto out;
+			}
+			sqlite3_bind_int64(s, 7, (sqlite3_int64)seen);
+		}
+		sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, ox_event_str(e, "table"), -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, ox_event_str(e, "source_table"), -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(s, 5, ox_event_str(e, "target_table"), -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(s, 6, b.ptr, (int)b.len, SQLITE_STATIC);
+		if (ox_done(r->db, s, r->d) == -1)
+			goto out;
+	}
+	rc = 0;
+out:
+	ix_map_free(&kinds);
+	dbp_buf_release(&b);
+	sqlite3_finalize(s);
+	return rc;
+}
+
 static int
 ox_write_conn_files(struct ox_run *r, struct ox_w *w)
 {
@@ -1944,6 +2021,8 @@ ox_write_conn_files(struct ox_run *r, struct ox_w *w)
 		}
 		ox_examine(r, f);
 		if (ox_put_file(r, w, f, NULL) == -1)
+			return -1;
+		if (k == IX_DIFF && ox_write_changes(r, f->doc) == -1)
 			return -1;
 		if (k != IX_MANIFEST_ANNOT)
 			continue;
@@ -2137,7 +2216,7 @@ ox_wipe(struct ox_run *r)
 	    "DELETE FROM artifacts; DELETE FROM columns; "
 	    "DELETE FROM column_values; DELETE FROM value_trigrams; "
 	    "DELETE FROM value_notes; DELETE FROM edges; "
-	    "DELETE FROM connection_notes; "
+	    "DELETE FROM connection_notes; DELETE FROM changes; "
 	    "DELETE FROM column_grams; DELETE FROM column_grams_dirty; "
 	    "DELETE FROM column_grams_stale", r->d);
 }

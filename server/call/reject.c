@@ -259,8 +259,7 @@ rej_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Lower summary.relationships_changed by n when it is an integer. */
-static int
+int
 rej_summary(cJSON *doc, size_t n)
 {
 	cJSON *sum, *rc;
@@ -284,10 +283,25 @@ rej_summary(cJSON *doc, size_t n)
 }
 
 int
+rej_event(struct rej *r, const cJSON *e, struct dbp_diag *d)
+{
+	const char *kind;
+
+	if (!cJSON_IsObject(e))
+		return 0;
+	kind = rej_str(e, "kind");
+	if (kind == NULL || strncmp(kind, "relationship_", 13) != 0)
+		return 0;
+	return rej_edge_rejected(r, rej_str(e, "source_table"),
+	    cJSON_GetObjectItemCaseSensitive(e, "source_column"),
+	    rej_str(e, "target_table"),
+	    cJSON_GetObjectItemCaseSensitive(e, "target_column"), d);
+}
+
+int
 rej_diff(struct rej *r, cJSON *doc, size_t *dropped, struct dbp_diag *d)
 {
 	cJSON *changes, *e, *next;
-	const char *kind;
 	int rc;
 
 	*dropped = 0;
@@ -296,16 +310,7 @@ rej_diff(struct rej *r, cJSON *doc, size_t *dropped, struct dbp_diag *d)
 		return 0;
 	for (e = changes->child; e != NULL; e = next) {
 		next = e->next;
-		if (!cJSON_IsObject(e))
-			continue;
-		kind = rej_str(e, "kind");
-		if (kind == NULL || strncmp(kind, "relationship_", 13) != 0)
-			continue;
-		rc = rej_edge_rejected(r, rej_str(e, "source_table"),
-		    cJSON_GetObjectItemCaseSensitive(e, "source_column"),
-		    rej_str(e, "target_table"),
-		    cJSON_GetObjectItemCaseSensitive(e, "target_column"), d);
-		if (rc == -1)
+		if ((rc = rej_event(r, e, d)) == -1)
 			return -1;
 		if (rc == 1) {
 			cJSON_Delete(cJSON_DetachItemViaPointer(changes, e));

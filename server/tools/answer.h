@@ -1,7 +1,8 @@
 /*
- * answer.h - helpers shared by the three tools answered straight from the
- * index tables (list_tables, search_columns, resolve_value): text
- * matching as Python spells it (textmatch.c) and the per-table freshness
+ * answer.h - helpers shared by the tools answered straight from the index
+ * tables (list_tables, search_columns, resolve_value, get_manifest,
+ * get_diff): text matching as Python spells it (textmatch.c), index reads
+ * and a paged document's header (answer.c), and the per-table freshness
  * verdict of list_tables (freshness.c).
  */
 #ifndef DBPRINT_ANSWER_H
@@ -101,6 +102,34 @@ int	ans_walk_to(struct call *c, sqlite3_stmt *st, const char *pat,
 extern const char ans_sql_count_all[];
 extern const char ans_sql_count[];
 extern const char ans_sql_count_open[];
+
+/*
+ * A paged document's header (get_manifest, get_diff): every top-level
+ * member of path's files.doc but the one named skip - the list paged
+ * from the index's own rows - in file order, as compact JSON text.  The
+ * document is streamed through the blob API ANS_DOC_CHUNK bytes at a
+ * time and only its top level followed, so a 100,000-table manifest's
+ * 30 MB are neither held nor parsed.  0 with *head malloc'd (the caller
+ * frees); 1 when the row has no document or its text is not an object
+ * (the caller then reads the row itself); -1 on an index error or OOM.
+ */
+#define ANS_DOC_CHUNK	65536
+int	ans_head_read(struct srv_conn *cn, const char *path, const char *skip,
+	    char **head);
+
+/* The header of path's document, parsed (cJSON_Delete *doc): the one
+ * kept under key while the index has not changed, else ans_head_read's,
+ * then kept.  0; 1 when the caller must read the row itself (as
+ * ans_head_read); -1 with c's error set. */
+int	ans_head(struct call *c, const void *key, const char *path,
+	    const char *skip, cJSON **doc);
+
+/* The header kept under key (the address of a static of the tool's) on
+ * this index handle, parsed (cJSON_Delete it), while the index has not
+ * changed since it was kept; else NULL.  ans_keep_head() keeps head
+ * (taken: freed when it cannot be kept). */
+cJSON	*ans_kept_head(struct call *c, const void *key);
+void	 ans_keep_head(struct call *c, const void *key, char *head);
 
 /* ------------------------------------------------------------------ */
 /* Freshness (freshness.c) - spec 4.2                                   */

@@ -21,140 +21,8 @@
 
 #include "answer.h"
 
-/* The end of the JSON value at p: the ',' or '}' (or ']') that follows
- * it at its own depth, or NULL when the text ends first.  Strings are
- * skipped whole, escapes included. */
-static const char *
-mf_skip(const char *p)
-{
-	int depth = 0;
-
-	while (*p != '\0') {
-		if (*p == '"') {
-			for (p++; *p != '"'; p++)
-				if (*p == '\0' || (*p == '\\' && *++p == '\0'))
-					return NULL;
-		} else if (*p == '{' || *p == '[')
-			depth++;
-		else if (*p == '}' || *p == ']') {
-			if (depth == 0)
-				return p;
-			depth--;
-		} else if (*p == ',' && depth == 0)
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
-static const char *
-mf_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-/*
- * The text of the manifest's parsed document (files.doc, compact JSON)
- * without its tables member: every other top-level key, in file order.
- * The tables are paged from the index's tables rows, so a 100,000-table
- * manifest's 30 MB are scanned, not parsed.  Returns it malloc'd (the
- * caller frees), or NULL when the text is not an object as expected (the
- * caller then parses it whole) or on OOM.
- */
-static const char mf_tables_key[] = "\"tables\"";
-
-static char *
-mf_head_text(const char *doc)
-{
-	struct dbp_buf b;
-	const char *p = mf_ws(doc), *ks, *ve;
-	int first = 1, tables;
-
-	if (*p != '{')
-		return NULL;
-	dbp_buf_init(&b, strlen(doc) + 2);
-	dbp_buf_addc(&b, '{');
-	for (p = mf_ws(p + 1); *p != '}';) {
-		if (*p != '"')
-			goto bad;
-		ks = p;
-		for (p++; *p != '"'; p++)
-			if (*p == '\0' || (*p == '\\' && *++p == '\0'))
-				goto bad;
-		tables = (size_t)(p + 1 - ks) == sizeof(mf_tables_key) - 1 &&
-		    memcmp(ks, mf_tables_key, sizeof(mf_tables_key) - 1) == 0;
-		p = mf_ws(p + 1);
-		if (*p != ':' || (ve = mf_skip(p + 1)) == NULL)
-			goto bad;
-		if (!tables) {
-			if (!first)
-				dbp_buf_addc(&b, ',');
-			dbp_buf_add(&b, ks, (size_t)(ve - ks));
-			first = 0;
-		}
-		p = ve;
-		if (*p == ',')
-			p = mf_ws(p + 1);
-		else if (*p != '}')
-			goto bad;
-	}
-	dbp_buf_addc(&b, '}');
-	if (!b.failed)
-		return dbp_buf_take(&b);
-bad:
-	dbp_buf_release(&b);
-	return NULL;
-}
-
-/* The header's text kept per index handle (srv_keep_get) while the
- * index does not change: a page then reads no part of the document. */
-struct mf_kept {
-	sqlite3_int64	 dv, tc;
-	char		*head;
-};
+/* The header's text is kept per index handle under this key. */
 static const char mf_kept_key = 0;
-
-static void
-mf_kept_free(void *p)
-{
-	struct mf_kept *k = p;
-
-	if (k != NULL)
-		free(k->head);
-	free(k);
-}
-
-/* The kept header's document, when it speaks for the index as it is. */
-static cJSON *
-mf_kept_doc(struct call *c)
-{
-	struct mf_kept *k;
-	sqlite3_int64 dv, tc;
-
-	if (srv_index_version(c->conn, &dv, &tc) == -1 ||
-	    (k = srv_keep_get(c->conn, &mf_kept_key)) == NULL ||
-	    k->dv != dv || k->tc != tc)
-		return NULL;
-	return srv_json_parse(k->head, strlen(k->head));
-}
-
-/* Keep head (taken: freed here when it cannot be kept). */
-static void
-mf_keep(struct call *c, char *head)
-{
-	struct mf_kept *k;
-
-	if ((k = calloc(1, sizeof(*k))) == NULL ||
-	    srv_index_version(c->conn, &k->dv, &k->tc) == -1) {
-		free(k);
-		free(head);
-		return;
-	}
-	k->head = head;
-	(void)srv_keep_set(c->conn, &mf_kept_key, k, mf_kept_free);
-}
 
 /* The manifest's own failure, as the tools report it (spec 8.2): absent,
  * unparseable or of the wrong shape.  0 when the document is usable, with
@@ -166,48 +34,50 @@ mf_doc(struct call *c, cJSON **doc)
 	struct srv_file f;
 	struct dbp_diag d;
 	cJSON *whole, *t;
-	char *head;
+	char *status, *error;
 	int rc;
 
 	/* kept at this version of the index, the manifest was read then */
-	if ((*doc = mf_kept_doc(c)) != NULL)
+	if ((*doc = ans_kept_head(c, &mf_kept_key)) != NULL)
 		return 0;
-	rc = srv_file_get(c->conn, "manifest.yaml", &f, &d);
-	if (rc == -1)
-		return call_fail(c, "%s", d.msg);
-	if (rc == 1 || strcmp(f.status, "absent") == 0) {
-		srv_file_release(&f);
+	if ((rc = ans_file_state(c->conn, "manifest.yaml", &status, &error)) ==
+	    -1)
+		return call_fail(c, "index read failed: %s",
+		    sqlite3_errmsg(c->conn->db));
+	if (rc == 1 || strcmp(status, "absent") == 0) {
+		free(status);
+		free(error);
 		return call_fail(c, "manifest references manifest.yaml but "
 		    "file is absent at %s/manifest.yaml. Re-run dbprint "
 		    "generate.", c->conn->conf->print_root);
 	}
-	if (strcmp(f.status, "ok") != 0 || f.doc == NULL) {
-		rc = call_fail(c, "%s", f.error != NULL ? f.error :
+	if (strcmp(status, "ok") != 0) {
+		rc = call_fail(c, "%s", error != NULL ? error :
 		    "manifest.yaml could not be read");
-		srv_file_release(&f);
+		free(status);
+		free(error);
 		return rc;
 	}
-	if ((head = mf_head_text(f.doc)) != NULL) {
-		*doc = srv_json_parse(head, strlen(head));
-		if (cJSON_IsObject(*doc))
-			mf_keep(c, head);
-		else {
-			cJSON_Delete(*doc);
-			*doc = NULL;
-			free(head);
-		}
+	free(status);
+	free(error);
+	if ((rc = ans_head(c, &mf_kept_key, "manifest.yaml", "tables", doc)) !=
+	    1)
+		return rc;
+	rc = srv_file_get(c->conn, "manifest.yaml", &f, &d);
+	if (rc == -1)
+		return call_fail(c, "%s", d.msg);
+	if (rc == 1 || f.doc == NULL) {
+		srv_file_release(&f);
+		return call_fail(c, "manifest.yaml could not be read");
 	}
-	if (*doc == NULL) {
-		/* not the object the index writes: read it whole */
-		whole = srv_json_parse(f.doc, strlen(f.doc));
-		if (cJSON_IsObject(whole)) {
-			t = cJSON_DetachItemFromObjectCaseSensitive(whole,
-			    "tables");
-			cJSON_Delete(t);
-			*doc = whole;
-		} else
-			cJSON_Delete(whole);
-	}
+	/* not the object the index writes: read it whole */
+	whole = srv_json_parse(f.doc, strlen(f.doc));
+	if (cJSON_IsObject(whole)) {
+		t = cJSON_DetachItemFromObjectCaseSensitive(whole, "tables");
+		cJSON_Delete(t);
+		*doc = whole;
+	} else
+		cJSON_Delete(whole);
 	srv_file_release(&f);
 	if (*doc == NULL)
 		return call_fail(c, "%s/manifest.yaml: expected a mapping",

@@ -55,6 +55,81 @@ sed -i 's/  note: fine/  verdict: rejected/' "$ROOT/s/a/relationships.annotation
 out=$(call6 "$P" get_diff '{}')
 check_eq "the verdict is read fresh" 4 "$(printf '%s' "$out" | jq .total)"
 
+# Withheld events among many pages: 2000 entries, one in seven a rejected
+# edge's event (b_id -> s.b.id), one in seven not a mapping.  Whatever
+# the filters, the pages concatenate to the kept events in file order,
+# and the index holds one changes row per event, numbered 0, 1, ...
+awk 'BEGIN {
+	print "format_version: 1"
+	print "summary:\n  relationships_changed: 900"
+	print "changes:"
+	for (i = 0; i < 2000; i++) {
+		m = i % 7
+		if (m == 0 || m == 3)
+			printf "- kind: relationship_added\n  source_table: s.a\n  source_column: [%s]\n  target_table: s.b\n  target_column: [id]\n  n: %d\n", m == 0 ? "b_id" : "c_id", i
+		else if (m == 1)
+			printf "- %d\n", i
+		else if (m == 2)
+			printf "- kind: column_added\n  table: s.a\n  column: c\n  n: %d\n  note: \"a longer text so that pages fill up quickly\"\n", i
+		else
+			printf "- kind: table_added\n  table: s.t%d\n  n: %d\n", m, i
+	}
+}' >"$ROOT/diff.yaml"
+# expect KIND TABLE: the n of every event the filters keep ("" for none)
+expect() {
+	awk -v k="$1" -v t="$2" 'BEGIN {
+		for (i = 0; i < 2000; i++) {
+			m = i % 7
+			if (m == 0 || m == 1)
+				continue	# withheld, or not an event
+			kind = m == 3 ? "relationship_added" : m == 2 ? "column_added" : "table_added"
+			if (m == 3)
+				names = " s.a s.b "
+			else if (m == 2)
+				names = " s.a "
+			else
+				names = " s.t" m " "
+			if (k != "" && k != kind)
+				continue
+			if (t != "" && index(names, " " t " ") == 0)
+				continue
+			print i
+		}
+	}'
+}
+for f in ':' 'relationship_added:' ':s.a' ':s.b' 'relationship_added:s.b' \
+    'column_added:s.b' 'table_added:s.t4' ':s.none'; do
+	k=${f%%:*}
+	t=${f#*:}
+	args=$(jq -nc --arg k "$k" --arg t "$t" \
+	    '{} + (if $k != "" then {kind: $k} else {} end) + (if $t != "" then {table: $t} else {} end)')
+	rm -f "$T"/page.*
+	n=$(follow6 "$P" get_diff "$args")
+	expect "$k" "$t" >"$T/want"
+	cat "$T"/page.* | jq -r '.changes[].n' >"$T/got"
+	check_eq "$args: the pages ($n) hold the kept events in file order" \
+	    "$(cat "$T/want")" "$(cat "$T/got")"
+	check_eq "$args: total on every page is their number" \
+	    "$(wc -l <"$T/want" | tr -d ' ')" \
+	    "$(cat "$T"/page.* | jq -s -r 'map(.total) | unique | join(",")')"
+done
+check_eq "summary counts what is returned (286 withheld)" 614 \
+    "$(jq .summary.relationships_changed "$T/page.1")"
+IX=$P/.dbprint/index/shop.sqlite
+check_eq "one changes row per event, numbered without a gap" \
+    "1714|0|1713|1714" \
+    "$(sqlite3 -batch "$IX" 'SELECT count(*), min(ord), max(ord), count(DISTINCT ord) FROM changes')"
+check_eq "kind_ord numbers each kind's events without a gap" \
+    "column_added|286|0|285;relationship_added|572|0|571;table_added|856|0|855" \
+    "$(sqlite3 -batch "$IX" 'SELECT kind, count(*), min(kind_ord), max(kind_ord) FROM changes GROUP BY kind HAVING count(DISTINCT kind_ord) = count(*) ORDER BY kind' | tr '\n' ';' | sed 's/;$//')"
+check_eq "a row carries the event's names and its JSON" \
+    'relationship_added||s.a|s.b|{"kind":"relationship_added","source_table":"s.a","source_column":["b_id"],"target_table":"s.b","target_column":["id"],"n":0}' \
+    "$(sqlite3 -batch "$IX" 'SELECT kind, table_fqn, source_table, target_table, entry FROM changes WHERE ord = 0')"
+printf -- '- a\n' >"$ROOT/diff.yaml"
+call6 "$P" get_diff '{}' >/dev/null
+check_eq "a diff that is not a mapping leaves no row" 0 \
+    "$(sqlite3 -batch "$IX" 'SELECT count(*) FROM changes')"
+
 # A diff.yaml that is not a mapping answers the empty object.
 cp "$ROOT/diff.yaml" "$T/diff.keep"
 printf -- '- a\n- b\n' >"$ROOT/diff.yaml"

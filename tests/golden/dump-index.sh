@@ -66,6 +66,10 @@ SELECT file_table, source, direction, ord, from_table, from_columns,
        to_table, to_columns, path, target_path, detection, verdict,
        substr(note, 1, 160), length(edge)
   FROM edges ORDER BY file_table, source, direction, ord;
+SELECT '## changes';
+SELECT ord, kind, kind_ord, table_fqn, source_table, target_table,
+       substr(entry, 1, 160)
+  FROM changes ORDER BY ord;
 SELECT '## connection_notes';
 SELECT ord, substr(note, 1, 160) FROM connection_notes ORDER BY ord;
 SELECT '## column_search';
