@@ -2391,13 +2391,19 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		goto out;
 	/* Everything the manifest's tree gives is written: free it (~120 MB
 	 * on a 100,000-table print) before its JSON (~25 MB) is, and that
-	 * before the tables are read. */
+	 * before the tables are read; so too the other connection files,
+	 * once written (a 100,000-event diff's tree is ~40 MB). */
 	ox_doc_free(mf);
 	if (ox_write_conn_files(&r, &w) == -1)
 		goto out;
-	free(mf->docjson);
-	mf->docjson = NULL;
-	if (r.manifest_parsed)
+	for (i = 0; i < IX_FIRST_TABLE_KIND; i++) {
+		ox_doc_free(&r.cf[i]);
+		free(r.cf[i].docjson);
+		r.cf[i].docjson = NULL;
+		free(r.cf[i].buf);
+		r.cf[i].buf = NULL;
+	}
+	if (r.manifest_parsed || r.cf[IX_DIFF].outcome == O_CHANGED)
 		dbp_heap_trim();
 	for (i = 0; i < IX_FIRST_TABLE_KIND; i++)
 		r.cf[i].old = NULL;	/* in the chunks the batches free */
