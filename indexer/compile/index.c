@@ -1923,15 +1923,6 @@ ox_conn_files(struct ox_run *r)
 	return 0;
 }
 
-/* A string member of event e, or NULL. */
-static const char *
-ox_event_str(const cJSON *e, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /*
  * Rewrite the changes rows from diff.yaml's parsed document (NULL when it
  * did not parse, or is not a mapping: no rows).  Only mappings are
@@ -1971,7 +1962,7 @@ ox_write_changes(struct ox_run *r, const cJSON *doc)
 			goto out;
 		}
 		sqlite3_bind_int64(s, 1, ord++);
-		if ((kind = ox_event_str(e, "kind")) != NULL) {
+		if ((kind = ix_str(e, "kind")) != NULL) {
 			seen = (uintptr_t)ix_map_get(&kinds, kind);
 			if (ix_map_put(&kinds, kind, (void *)(seen + 1)) ==
 			    -1) {
@@ -1981,11 +1972,11 @@ ox_write_changes(struct ox_run *r, const cJSON *doc)
 			sqlite3_bind_int64(s, 7, (sqlite3_int64)seen);
 		}
 		sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, ox_event_str(e, "table"), -1,
+		sqlite3_bind_text(s, 3, ix_str(e, "table"), -1,
 		    SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, ox_event_str(e, "source_table"), -1,
+		sqlite3_bind_text(s, 4, ix_str(e, "source_table"), -1,
 		    SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, ox_event_str(e, "target_table"), -1,
+		sqlite3_bind_text(s, 5, ix_str(e, "target_table"), -1,
 		    SQLITE_STATIC);
 		sqlite3_bind_text(s, 6, b.ptr, (int)b.len, SQLITE_STATIC);
 		if (ox_done(r->db, s, r->d) == -1)
