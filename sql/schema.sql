@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 9
+-- SCHEMA_VERSION 10
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -48,8 +48,11 @@ CREATE TABLE files (
 						-- unreadable
 	error		TEXT,			-- the exact message the tools report;
 						-- NULL when status is ok
-	doc		TEXT			-- parsed YAML as JSON (statistics minus
-						-- each column's sketch); NULL for text
+	doc		TEXT			-- parsed YAML as JSON; NULL for
+						-- statistics.yaml (its facts are the
+						-- tables, columns and column_values
+						-- rows; dbprint-serve reads the file
+						-- itself, checked against hash), text
 						-- files and failed parses
 );
 CREATE INDEX files_by_table ON files(table_fqn);
@@ -150,9 +153,9 @@ CREATE TABLE columns (
 	occurrences	INTEGER,		-- parts only
 	rows_scanned	INTEGER,		-- the column's rows_scanned echo
 	block		TEXT,			-- always NULL since schema 2: the block is
-						-- in files.doc of the table's
-						-- statistics.yaml (columns.<name>, or
-						-- its parts.<part>); storing it twice
+						-- the table's statistics.yaml
+						-- (columns.<name>, or its
+						-- parts.<part>); storing it twice
 						-- doubled the index
 	UNIQUE (table_fqn, name, part)
 );

@@ -914,33 +914,6 @@ ox_compact(const cJSON *doc)
 	return dbp_buf_take(&b);
 }
 
-/* Remove each column's (and part's) sketch from a statistics document;
- * free what is removed when the tree is malloc'd (heap), else leave it to
- * the tree's arena. */
-static void
-ox_strip_sketch(cJSON *doc, int heap)
-{
-	cJSON *cols, *c, *parts, *p, *gone;
-
-	cols = cJSON_GetObjectItemCaseSensitive(doc, "columns");
-	cJSON_ArrayForEach(c, (cJSON_IsObject(cols) ? cols : NULL)) {
-		if (!cJSON_IsObject(c))
-			continue;
-		gone = cJSON_DetachItemFromObjectCaseSensitive(c, "sketch");
-		if (heap)
-			cJSON_Delete(gone);
-		parts = cJSON_GetObjectItemCaseSensitive(c, "parts");
-		cJSON_ArrayForEach(p, (cJSON_IsObject(parts) ? parts : NULL)) {
-			if (!cJSON_IsObject(p))
-				continue;
-			gone = cJSON_DetachItemFromObjectCaseSensitive(p,
-			    "sketch");
-			if (heap)
-				cJSON_Delete(gone);
-		}
-	}
-}
-
 /* The shape rule of a parsed document; NULL when fine, else the reason
  * (static or in buf). */
 static const char *
@@ -1033,9 +1006,13 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	}
 	free(f->buf);	/* the tree holds copies: the text is not needed */
 	f->buf = NULL;
-	if (f->kind == IX_STATS)
-		ox_strip_sketch(f->doc, f->arena.chunks == NULL);
-	f->docjson = ox_compact(f->doc);
+	/* A statistics file's document is not kept: the index holds its
+	 * facts in rows, and dbprint-serve reads the file itself when a
+	 * context shows it (dbp_doc_read, checked against files.hash).
+	 * Kept, it was 40% of the index's bytes, and writing it a sixth
+	 * of a full build's CPU. */
+	if (f->kind != IX_STATS)
+		f->docjson = ox_compact(f->doc);
 	if (strcmp(f->status, "ok") != 0)
 		ox_doc_free(f);
 }

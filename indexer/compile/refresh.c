@@ -1,7 +1,8 @@
 /*
  * refresh.c - the server's side of keeping the index current (spec 7.1):
  * bring the files a call reads up to date (dbp_index_refresh) and digest
- * their content for cursors and resource versions (dbp_files_digest).
+ * their content for cursors and resource versions (dbp_files_digest),
+ * and read back the documents the index does not keep (dbp_doc_read).
  * The work of re-indexing itself is index.c's (ix_update).
  */
 #define _POSIX_C_SOURCE	200809L
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,3 +139,59 @@ dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
 	return 0;
 }
 
+
+/* Remove each column's (and part's) sketch from a statistics document
+ * (a malloc'd tree): a sketch is the generator's own state, never shown. */
+static void
+rf_strip_sketch(cJSON *doc)
+{
+	cJSON *cols, *c, *parts, *p;
+
+	cols = cJSON_GetObjectItemCaseSensitive(doc, "columns");
+	cJSON_ArrayForEach(c, (cJSON_IsObject(cols) ? cols : NULL)) {
+		if (!cJSON_IsObject(c))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "sketch");
+		parts = cJSON_GetObjectItemCaseSensitive(c, "parts");
+		cJSON_ArrayForEach(p, (cJSON_IsObject(parts) ? parts : NULL))
+			if (cJSON_IsObject(p))
+				cJSON_DeleteItemFromObjectCaseSensitive(p,
+				    "sketch");
+	}
+}
+
+cJSON *
+dbp_doc_read(const char *print_root, const char *rel, const char *kind,
+    const char *hash, int *moved, struct dbp_diag *d)
+{
+	char abs[DBP_MAX_PATH], got[33], *buf = NULL;
+	size_t len;
+	cJSON *doc;
+
+	*moved = 0;
+	if (snprintf(abs, sizeof(abs), "%s/%s", print_root, rel) >=
+	    (int)sizeof(abs)) {
+		dbp_fail(d, "%s/%s: the path is too long", print_root, rel);
+		return NULL;
+	}
+	if (dbp_read_file(abs, DBP_MAX_FILE_BYTES, &buf, &len, NULL, d) ==
+	    -1) {
+		*moved = errno == ENOENT;
+		return NULL;
+	}
+	dbp_hash_hex(buf, len, got);
+	if (hash == NULL || strcmp(got, hash) != 0) {
+		free(buf);
+		*moved = 1;
+		dbp_fail(d, "'%s': the file changed on disk since it was "
+		    "indexed; if it stays so, run dbprint-index --full", abs);
+		return NULL;
+	}
+	doc = dbp_ydoc_parse(buf, len, d);
+	free(buf);
+	if (doc == NULL)
+		return NULL;
+	if (strcmp(kind, "statistics") == 0)
+		rf_strip_sketch(doc);
+	return doc;
+}

@@ -4,9 +4,10 @@
  * describing its data (purpose profile), as Markdown, json or yaml.
  *
  * The call reads only what it needs: the table's row of the index, its
- * parsed statistics, relationships and annotation files (files.doc), the
- * human edges other tables state about it (edges), the connection notes,
- * and ddl.sql and description.md from disk.  Every file read is pinned
+ * parsed relationships and annotation files (files.doc), the human edges
+ * other tables state about it (edges), the connection notes, and from
+ * disk ddl.sql, description.md and statistics.yaml (parsed, checked
+ * against files.hash: the index keeps no statistics document).  Every file read is pinned
  * first (call_pin) so it is fresh, and the cursor covers it.
  *
  * A corrupt or missing artifact degrades only its own section: it is named
@@ -571,6 +572,57 @@ tc_cache_put(struct ctx *x, const char *path, const char *hash, cJSON *doc)
 	return 1;
 }
 
+/*
+ * The document of a file whose row is ok but holds none (a statistics
+ * file: the index keeps its facts in rows), read from the file itself
+ * and checked against the row's hash.  A file that changed since it was
+ * indexed is pinned again, which re-indexes it, and read once more; a
+ * second miss, or a read that fails, makes the file's status unreadable
+ * with the reason.  A new tree, or NULL.
+ */
+static cJSON *
+tc_read_doc(struct ctx *x, const char *path, const char *kind, char **hash,
+    char **status, char **error)
+{
+	struct dbp_diag d;
+	sqlite3_stmt *st = NULL;
+	cJSON *v;
+	int moved, attempt;
+
+	for (attempt = 0; ; attempt++) {
+		v = dbp_doc_read(x->c->conn->conf->print_root, path, kind,
+		    *hash, &moved, &d);
+		if (v != NULL || !moved || attempt > 0)
+			break;
+		/* changed under the call: re-index it, take the new row */
+		if (call_pin1(x->c, path) == -1 || sqlite3_prepare_v2(x->db,
+		    "SELECT status, error, hash FROM files WHERE path = ?1",
+		    -1, &st, NULL) != SQLITE_OK)
+			break;
+		sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			break;
+		}
+		free(*status);
+		free(*error);
+		free(*hash);
+		*status = tc_col(st, 0);
+		*error = tc_col(st, 1);
+		*hash = tc_col(st, 2);
+		sqlite3_finalize(st);
+		if (*status == NULL || strcmp(*status, "ok") != 0)
+			return NULL;	/* the row says what the file is now */
+	}
+	if (v == NULL) {
+		free(*status);
+		free(*error);
+		*status = strdup("unreadable");
+		*error = strdup(d.msg);
+	}
+	return v;
+}
+
 /* Status, error and parsed document of one file (after pinning); *owned
  * says whether the caller frees the tree or borrows it from the cache. */
 static cJSON *
@@ -613,6 +665,12 @@ tc_file(struct ctx *x, const char *path, const char *kind, char **status,
 			doc = (const char *)sqlite3_column_text(st, 3);
 			if (doc != NULL)
 				v = tc_parse(doc);
+			else if (strcmp(kind, "statistics") == 0 && h != NULL) {
+				sqlite3_finalize(st);
+				st = NULL;
+				v = tc_read_doc(x, path, kind, &h, status,
+				    error);
+			}
 			if (v != NULL && h != NULL &&
 			    tc_cache_put(x, path, h, v))
 				*owned = 0;
