@@ -35,6 +35,9 @@ bench_sandbox() {
 	# label on-median off-median, per call
 	awk '
 	FNR == 1 { m = FILENAME ~ /on$/ ? "on" : "off" }
+	# bench-tools lines of the server itself (idle steps, peak RSS) are
+	# not calls
+	$1 == "server" { next }
 	{
 		k = m SUBSEP $1
 		if (!(k in p) || $3 < p[k]) p[k] = $3
