@@ -414,10 +414,10 @@ int	dbp_index_refresh(sqlite3 *db, const char *connection,
  * document (files.doc is NULL for statistics.yaml: the index keeps its
  * facts in rows): the bytes of print_root/rel, checked to be the version
  * of hash (files.hash), parsed as the indexer parsed them; a statistics
- * file's (kind, files.kind) without its columns' and parts' sketches.  A new tree (caller cJSON_Deletes);
- * NULL with d set on failure, and *moved set when the file is no longer
- * that version (changed or gone since it was indexed: refresh, then ask
- * again). */
+ * file's (kind, as files.kind) without its columns' and parts' sketches.
+ * A new tree (the caller cJSON_Deletes it); NULL with d set on failure,
+ * and *moved set when the file is no longer that version (changed or gone
+ * since it was indexed: refresh, then ask again). */
 cJSON	*dbp_doc_read(const char *print_root, const char *rel,
 	    const char *kind, const char *hash, int *moved,
 	    struct dbp_diag *d);

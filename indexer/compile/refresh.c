@@ -139,7 +139,6 @@ dbp_files_digest(sqlite3 *db, const char *const *paths, size_t npaths,
 	return 0;
 }
 
-
 /* Remove each column's (and part's) sketch from a statistics document
  * (a malloc'd tree): a sketch is the generator's own state, never shown. */
 static void

@@ -7,8 +7,9 @@
  * parsed relationships and annotation files (files.doc), the human edges
  * other tables state about it (edges), the connection notes, and from
  * disk ddl.sql, description.md and statistics.yaml (parsed, checked
- * against files.hash: the index keeps no statistics document).  Every file read is pinned
- * first (call_pin) so it is fresh, and the cursor covers it.
+ * against files.hash: the index keeps no statistics document).  Every
+ * file read is pinned first (call_pin) so it is fresh, and the cursor
+ * covers it.
  *
  * A corrupt or missing artifact degrades only its own section: it is named
  * in _corrupted / _missing (Unreadable: / Missing: in Markdown) and the
