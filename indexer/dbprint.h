@@ -410,17 +410,15 @@ int	dbp_index_refresh(sqlite3 *db, const char *connection,
 	    const char *print_root, const char *const *paths, size_t npaths,
 	    int *changed, struct dbp_diag *d);
 
-/* The parsed document of a print file whose files row is ok but holds no
- * document (files.doc is NULL for statistics.yaml: the index keeps its
- * facts in rows): the bytes of print_root/rel, checked to be the version
- * of hash (files.hash), parsed as the indexer parsed them; a statistics
- * file's (kind, as files.kind) without its columns' and parts' sketches.
- * A new tree (the caller cJSON_Deletes it); NULL with d set on failure,
- * and *moved set when the file is no longer that version (changed or gone
+/* The parsed document of a statistics file, which the index keeps as
+ * rows only (files.doc is NULL for it): the bytes of print_root/rel,
+ * checked to be the version of hash (its files.hash), parsed as the
+ * indexer parsed them, without the columns' and parts' sketches.  A new
+ * tree (the caller cJSON_Deletes it); NULL with d set on failure, and
+ * *moved set when the file is no longer that version (changed or gone
  * since it was indexed: refresh, then ask again). */
-cJSON	*dbp_doc_read(const char *print_root, const char *rel,
-	    const char *kind, const char *hash, int *moved,
-	    struct dbp_diag *d);
+cJSON	*dbp_stats_read(const char *print_root, const char *rel,
+	    const char *hash, int *moved, struct dbp_diag *d);
 
 /* The columns whose search text (name, note, value notes; a part's label;
  * lower-cased) holds the printable-ASCII needle (three characters or more,

@@ -1008,7 +1008,7 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	f->buf = NULL;
 	/* A statistics file's document is not kept: the index holds its
 	 * facts in rows, and dbprint-serve reads the file itself when a
-	 * context shows it (dbp_doc_read, checked against files.hash).
+	 * context shows it (dbp_stats_read, checked against files.hash).
 	 * Kept, it was 40% of the index's bytes and of what a build wrote,
 	 * and 4% of a 10,000-table build's CPU. */
 	if (f->kind != IX_STATS)

@@ -2,7 +2,8 @@
  * refresh.c - the server's side of keeping the index current (spec 7.1):
  * bring the files a call reads up to date (dbp_index_refresh) and digest
  * their content for cursors and resource versions (dbp_files_digest),
- * and read back the documents the index does not keep (dbp_doc_read).
+ * and read back the statistics documents the index does not keep
+ * (dbp_stats_read).
  * The work of re-indexing itself is index.c's (ix_update).
  */
 #define _POSIX_C_SOURCE	200809L
@@ -160,8 +161,8 @@ rf_strip_sketch(cJSON *doc)
 }
 
 cJSON *
-dbp_doc_read(const char *print_root, const char *rel, const char *kind,
-    const char *hash, int *moved, struct dbp_diag *d)
+dbp_stats_read(const char *print_root, const char *rel, const char *hash,
+    int *moved, struct dbp_diag *d)
 {
 	char abs[DBP_MAX_PATH], got[33], *buf = NULL;
 	size_t len;
@@ -188,9 +189,7 @@ dbp_doc_read(const char *print_root, const char *rel, const char *kind,
 	}
 	doc = dbp_ydoc_parse(buf, len, d);
 	free(buf);
-	if (doc == NULL)
-		return NULL;
-	if (strcmp(kind, "statistics") == 0)
+	if (doc != NULL)
 		rf_strip_sketch(doc);
 	return doc;
 }

@@ -582,8 +582,8 @@ tc_cache_put(struct ctx *x, const char *path, const char *hash, cJSON *doc)
  * with the reason.  A new tree, or NULL.
  */
 static cJSON *
-tc_read_doc(struct ctx *x, const char *path, const char *kind, char **hash,
-    char **status, char **error)
+tc_read_stats(struct ctx *x, const char *path, char **hash, char **status,
+    char **error)
 {
 	struct dbp_diag d;
 	sqlite3_stmt *st = NULL;
@@ -591,8 +591,8 @@ tc_read_doc(struct ctx *x, const char *path, const char *kind, char **hash,
 	int moved, attempt;
 
 	for (attempt = 0; ; attempt++) {
-		v = dbp_doc_read(x->c->conn->conf->print_root, path, kind,
-		    *hash, &moved, &d);
+		v = dbp_stats_read(x->c->conn->conf->print_root, path, *hash,
+		    &moved, &d);
 		if (v != NULL || !moved || attempt > 0)
 			break;
 		/* changed under the call: re-index it, take the new row */
@@ -669,8 +669,7 @@ tc_file(struct ctx *x, const char *path, const char *kind, char **status,
 			else if (strcmp(kind, "statistics") == 0 && h != NULL) {
 				sqlite3_finalize(st);
 				st = NULL;
-				v = tc_read_doc(x, path, kind, &h, status,
-				    error);
+				v = tc_read_stats(x, path, &h, status, error);
 			}
 			if (v != NULL && h != NULL &&
 			    tc_cache_put(x, path, h, v))
