@@ -119,6 +119,17 @@
 #define DBP_PROBE_THREADS_MIN	1024
 #define DBP_PROBE_MAX_TABLES	DBP_PLAN_BATCH
 
+/* column_values rows one INSERT writes (fill.c f_vflush): a statement
+ * of many rows costs SQLite's per-statement work (begin, halt, reset,
+ * bindings) once for all of them; a table's last rows go in statements
+ * of DBP_VALUE_BATCH_TAIL rows, then of one.  Staged rows' texts are
+ * flushed once they pass DBP_VALUE_STAGE_FLUSH bytes, and may never pass
+ * DBP_VALUE_STAGE_MAX (one value's texts are bounded by its document). */
+#define DBP_VALUE_BATCH		32
+#define DBP_VALUE_BATCH_TAIL	8
+#define DBP_VALUE_STAGE_FLUSH	(1024 * 1024)
+#define DBP_VALUE_STAGE_MAX	(16 * (size_t)DBP_MAX_DOC_BYTES)
+
 /* Tables a run plans, reads and writes at once (index.c): their files'
  * state (~1.3 KB a table) lives only while their batch does, so a run's
  * memory does not grow with the print's tables. */

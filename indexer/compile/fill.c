@@ -21,9 +21,20 @@
 
 enum {
 	W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_COLUMNS, W_DEL_VNOTES, W_DEL_EDGES,
-	W_INS_COLUMN, W_INS_VALUE, W_INS_TRIGRAM, W_INS_VNOTE, W_INS_EDGE,
-	W_UPD_TABLE, W_GRAMS_STALE, W_GRAMS_DIRTY, W_NSTMT
+	W_INS_COLUMN, W_INS_VALUE, W_INS_VALUE_TAIL, W_INS_VALUE_BATCH,
+	W_INS_TRIGRAM, W_INS_VNOTE, W_INS_EDGE, W_UPD_TABLE, W_GRAMS_STALE,
+	W_GRAMS_DIRTY, W_NSTMT
 };
+
+/* The INSERT of column_values rows, and the rows its statements take:
+ * W_INS_VALUE's SQL repeats its row (ix_writer_open). */
+#define W_VALUE_INS	"INSERT OR FAIL INTO column_values (column_id, ord, " \
+	"value, text, fold, count, spelling_of, note) VALUES "
+#define W_VALUE_ROW	"(?, ?, ?, ?, ?, ?, ?, ?)"
+#define W_VALUE_PARAMS	8
+static const int w_value_rows[] = { DBP_VALUE_BATCH, DBP_VALUE_BATCH_TAIL, 1 };
+static const int w_value_stmt[] = { W_INS_VALUE_BATCH, W_INS_VALUE_TAIL,
+	W_INS_VALUE };
 
 static const char *const w_sql[W_NSTMT] = {
 	[W_DEL_VALUES] = "DELETE FROM column_values WHERE column_id IN "
@@ -42,9 +53,8 @@ static const char *const w_sql[W_NSTMT] = {
 	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
 	    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
 	    "?29)",
-	[W_INS_VALUE] = "INSERT INTO column_values (column_id, ord, value, "
-	    "text, fold, count, spelling_of, note) VALUES "
-	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* W_INS_VALUE, W_INS_VALUE_TAIL, W_INS_VALUE_BATCH: built by
+	 * ix_writer_open from W_VALUE_INS and W_VALUE_ROW */
 	[W_INS_TRIGRAM] = "INSERT INTO value_trigrams (column_id, trigram, "
 	    "postings) VALUES (?1, ?2, ?3)",
 	[W_INS_VNOTE] = "INSERT OR REPLACE INTO value_notes (table_fqn, name, "
@@ -65,6 +75,20 @@ static const char *const w_sql[W_NSTMT] = {
 	    "(table_fqn) VALUES (?1)",
 };
 
+/* A column_values row staged for a statement of many (f_vflush).  Its
+ * texts are in the writer's vtext at these offsets (the buffer may move
+ * as it grows); F_NONE binds NULL. */
+enum { F_VALUE, F_TEXT, F_FOLD, F_SPELLING, F_NOTE, F_NTEXT };
+#define F_NONE	((size_t)-1)
+struct f_vrow {
+	sqlite3_int64	 cid;
+	int		 ord;
+	int		 have_count;
+	int64_t		 count;
+	size_t		 off[F_NTEXT];
+	size_t		 len[F_NTEXT];
+};
+
 /* One trigram of one value of a long list, gathered until the list's
  * posting lists are written (f_postings). */
 struct f_tri {
@@ -78,13 +102,42 @@ struct ix_writer {
 	sqlite3_stmt	*st[W_NSTMT];
 	struct dbp_diag	*d;		/* of the current call */
 	int		 failed;
-	struct dbp_buf	 json;		/* scratch: a value's JSON */
 	char		*fold;		/* scratch: its fold */
 	size_t		 foldcap;
 	struct f_tri	*tri;		/* scratch: a long list's trigrams */
 	size_t		 ntri, tricap;
 	struct dbp_buf	 post;		/* scratch: one posting list */
+	struct f_vrow	 vrow[DBP_VALUE_BATCH];	/* staged values rows */
+	int		 nvrow;
+	struct dbp_buf	 vtext;		/* their texts, NUL-terminated */
 };
+
+/* Prepare w->st[which] as the INSERT of rows column_values rows. */
+static int
+w_prep_values(struct ix_writer *w, int which, int rows, struct dbp_diag *d)
+{
+	struct dbp_buf sql;
+	int i, rc;
+
+	dbp_buf_init(&sql, sizeof(W_VALUE_INS) + (size_t)rows *
+	    sizeof(W_VALUE_ROW));
+	dbp_buf_adds(&sql, W_VALUE_INS);
+	for (i = 0; i < rows; i++) {
+		if (i > 0)
+			dbp_buf_addc(&sql, ',');
+		dbp_buf_adds(&sql, W_VALUE_ROW);
+	}
+	if (sql.failed) {
+		dbp_buf_release(&sql);
+		return dbp_fail(d, "out of memory");
+	}
+	rc = sqlite3_prepare_v3(w->db, sql.ptr, (int)sql.len,
+	    SQLITE_PREPARE_PERSISTENT, &w->st[which], NULL);
+	dbp_buf_release(&sql);
+	if (rc != SQLITE_OK)
+		return dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(w->db));
+	return 0;
+}
 
 int
 ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
@@ -96,9 +149,11 @@ ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return dbp_fail(d, "out of memory");
 	w->db = db;
-	dbp_buf_init(&w->json, DBP_MAX_SCALAR * 12 + 16);
 	dbp_buf_init(&w->post, DBP_MAX_DOC_BYTES);
+	dbp_buf_init(&w->vtext, DBP_VALUE_STAGE_MAX);
 	for (i = 0; i < W_NSTMT; i++) {
+		if (w_sql[i] == NULL)
+			continue;
 		if (sqlite3_prepare_v3(db, w_sql[i], -1,
 		    SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL) != SQLITE_OK) {
 			dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
@@ -106,6 +161,13 @@ ix_writer_open(sqlite3 *db, struct ix_writer **wp, struct dbp_diag *d)
 			return -1;
 		}
 	}
+	for (i = 0; i < (int)(sizeof(w_value_rows) / sizeof(w_value_rows[0]));
+	    i++)
+		if (w_prep_values(w, w_value_stmt[i], w_value_rows[i], d) ==
+		    -1) {
+			ix_writer_close(w);
+			return -1;
+		}
 	*wp = w;
 	return 0;
 }
@@ -119,8 +181,8 @@ ix_writer_close(struct ix_writer *w)
 		return;
 	for (i = 0; i < W_NSTMT; i++)
 		sqlite3_finalize(w->st[i]);
-	dbp_buf_release(&w->json);
 	dbp_buf_release(&w->post);
+	dbp_buf_release(&w->vtext);
 	free(w->fold);
 	free(w->tri);
 	free(w);
@@ -318,17 +380,6 @@ f_pystr(const cJSON *v)
 	if (cJSON_IsArray(v) || cJSON_IsObject(v))
 		return dbp_pyrepr(v);
 	return dbp_pystr(v);
-}
-
-/* Python's json.dumps(s, ensure_ascii=True) of a UTF-8 string into b
- * (emptied first). */
-static int
-f_json_str(struct dbp_buf *b, const char *s)
-{
-	b->len = 0;
-	if (b->ptr != NULL)
-		b->ptr[0] = '\0';
-	return ix_json_str(b, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -532,12 +583,80 @@ f_postings(struct ix_writer *w, sqlite3_int64 cid)
 	return rc;
 }
 
+/* Append t[0..n) and a NUL to the stage as text i of row r; t NULL:
+ * NULL.  An out-of-memory is sticky in w->vtext (f_vflush reports it). */
+static void
+f_vput(struct ix_writer *w, struct f_vrow *r, int i, const char *t, size_t n)
+{
+	if (t == NULL) {
+		r->off[i] = F_NONE;
+		r->len[i] = 0;
+		return;
+	}
+	r->off[i] = w->vtext.len;
+	r->len[i] = n;
+	dbp_buf_add(&w->vtext, t, n);
+	dbp_buf_addc(&w->vtext, '\0');
+}
+
+/* Close text i of row r, which was appended to the stage from r->off[i]
+ * on (ix_json_str, dbp_json_dump_into). */
+static void
+f_vend(struct ix_writer *w, struct f_vrow *r, int i)
+{
+	r->len[i] = w->vtext.len - r->off[i];
+	dbp_buf_addc(&w->vtext, '\0');
+}
+
+/* Write the staged column_values rows, in statements of as many rows as
+ * w_value_rows allows, and empty the stage (on failure too).  0, or -1
+ * with w->d set. */
+static int
+f_vflush(struct ix_writer *w)
+{
+	static const int param[F_NTEXT] = { 3, 4, 5, 7, 8 };
+	const struct f_vrow *r;
+	sqlite3_stmt *s;
+	int at = 0, k, n, j, i, base, rc = 0;
+
+	if (w->vtext.failed)
+		rc = dbp_fail(w->d, "out of memory");
+	while (rc == 0 && at < w->nvrow) {
+		for (k = 0; w_value_rows[k] > w->nvrow - at; k++)
+			continue;	/* the last size is 1 */
+		n = w_value_rows[k];
+		s = w->st[w_value_stmt[k]];
+		for (j = 0; j < n; j++) {
+			r = &w->vrow[at + j];
+			base = j * W_VALUE_PARAMS;
+			sqlite3_bind_int64(s, base + 1, r->cid);
+			sqlite3_bind_int(s, base + 2, r->ord);
+			b_int(s, base + 6, r->have_count, r->count);
+			for (i = 0; i < F_NTEXT; i++)
+				if (r->off[i] == F_NONE)
+					sqlite3_bind_null(s, base + param[i]);
+				else
+					sqlite3_bind_text(s, base + param[i],
+					    w->vtext.ptr + r->off[i],
+					    (int)r->len[i], SQLITE_STATIC);
+		}
+		rc = w_step(w, w_value_stmt[k]);
+		at += n;
+	}
+	w->nvrow = 0;
+	f_buf_clear(&w->vtext);
+	return rc;
+}
+
+/* Stage the rows of column cid's values list (written by f_vflush, at
+ * the latest when ix_writer_table ends), and write its trigrams when the
+ * list is long. */
 static int
 f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
     const struct f_notes *notes)
 {
-	sqlite3_stmt *s = w->st[W_INS_VALUE];
-	const cJSON *it, *val, *sp;
+	const cJSON *it, *val, *sp, *cnt;
+	struct f_vrow *r;
 	const char *text;
 	char *owned;
 	int ord = 0, n = 0, tri, rc = 0;
@@ -554,30 +673,34 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 		val = f_get(it, "value");
 		text = NULL;
 		owned = NULL;
-		sqlite3_bind_int64(s, 1, cid);
-		sqlite3_bind_int(s, 2, ord);
+		r = &w->vrow[w->nvrow++];
+		r->cid = cid;
+		r->ord = ord;
 		/* value (JSON) and text (Python str), cheaply for scalars. */
 		if (val == NULL || cJSON_IsNull(val))
-			b_text(s, 3, "null");
+			f_vput(w, r, F_VALUE, "null", 4);
 		else if (cJSON_IsString(val)) {
-			if (f_json_str(&w->json, val->valuestring) == -1)
-				return dbp_fail(w->d, "out of memory");
-			sqlite3_bind_text(s, 3, w->json.ptr, (int)w->json.len,
-			    SQLITE_STATIC);
+			r->off[F_VALUE] = w->vtext.len;
+			ix_json_str(&w->vtext, val->valuestring);
+			f_vend(w, r, F_VALUE);
 			text = val->valuestring;
 		} else if (cJSON_IsNumber(val)) {
-			b_text(s, 3, dbp_num_text(val));
+			text = dbp_num_text(val);
+			f_vput(w, r, F_VALUE, text, strlen(text));
 			text = dbp_num_pystr(val);
 		} else if (cJSON_IsBool(val)) {
-			b_text(s, 3, cJSON_IsTrue(val) ? "true" : "false");
+			f_vput(w, r, F_VALUE, cJSON_IsTrue(val) ? "true" :
+			    "false", cJSON_IsTrue(val) ? 4 : 5);
 			text = cJSON_IsTrue(val) ? "True" : "False";
 		} else {
-			b_json(s, 3, val);
+			r->off[F_VALUE] = w->vtext.len;
+			dbp_json_dump_into(&w->vtext, val, DBP_JSON_COMPACT, 0);
+			f_vend(w, r, F_VALUE);
 			if ((owned = f_pystr(val)) == NULL)
 				return dbp_fail(w->d, "out of memory");
 			text = owned;
 		}
-		b_text(s, 4, text);
+		f_vput(w, r, F_TEXT, text, text != NULL ? strlen(text) : 0);
 		if (text != NULL) {
 			need = strlen(text) * 2 + 1;
 			if (need > w->foldcap) {
@@ -590,16 +713,26 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 				}
 			}
 			dbp_fold_to(text, w->fold);
-			b_text(s, 5, w->fold);
+			f_vput(w, r, F_FOLD, w->fold, strlen(w->fold));
 		} else
-			sqlite3_bind_null(s, 5);
-		b_int_of(s, 6, f_get(it, "count"));
+			f_vput(w, r, F_FOLD, NULL, 0);
+		cnt = f_get(it, "count");
+		r->have_count = ix_is_int(cnt);
+		r->count = r->have_count ? ix_int(cnt) : 0;
 		sp = f_get(it, "spelling_of");
-		b_json(s, 7, sp != NULL && !cJSON_IsNull(sp) ? sp : NULL);
-		b_text(s, 8, notes != NULL ? ix_map_get(&notes->map,
-		    text != NULL ? text : "None") : NULL);
-		rc = w_step(w, W_INS_VALUE);
-		if (rc == 0 && tri && text != NULL)
+		if (sp != NULL && !cJSON_IsNull(sp)) {
+			r->off[F_SPELLING] = w->vtext.len;
+			dbp_json_dump_into(&w->vtext, sp, DBP_JSON_COMPACT, 0);
+			f_vend(w, r, F_SPELLING);
+		} else
+			f_vput(w, r, F_SPELLING, NULL, 0);
+		text = notes != NULL ? ix_map_get(&notes->map, text != NULL ?
+		    text : "None") : NULL;
+		f_vput(w, r, F_NOTE, text, text != NULL ? strlen(text) : 0);
+		if (w->nvrow == DBP_VALUE_BATCH ||
+		    w->vtext.len >= DBP_VALUE_STAGE_FLUSH)
+			rc = f_vflush(w);
+		if (rc == 0 && tri && r->off[F_FOLD] != F_NONE)
 			rc = f_trigrams(w, ord, w->fold);
 		free(owned);
 		if (rc == -1)
@@ -974,6 +1107,8 @@ ix_writer_table(struct ix_writer *w, const struct ix_tdocs *t, long *ncols,
 
 	w->d = d;
 	*ncols = 0;
+	w->nvrow = 0;		/* what a failed call staged */
+	f_buf_clear(&w->vtext);
 	b_text(w->st[W_GRAMS_DIRTY], 1, t->fqn);
 	if (w_step(w, W_GRAMS_DIRTY) == -1)
 		return -1;
@@ -1030,5 +1165,5 @@ ix_writer_table(struct ix_writer *w, const struct ix_tdocs *t, long *ncols,
 	if (t->rannot != NULL &&
 	    f_edges(w, t->fqn, t->rannot, "refers_to", 1) == -1)
 		return -1;
-	return 0;
+	return f_vflush(w);
 }
