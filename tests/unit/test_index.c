@@ -1125,6 +1125,37 @@ test_fold(void **state)
 	free(s);
 }
 
+/* A run that parses a manifest holds the page cache to
+ * DBP_MANIFEST_CACHE_KIB while the manifest's tree lives, then gives the
+ * connection back the size it had: a larger one (dbprint-index's) as it
+ * was, a smaller one (dbprint-serve's) never raised. */
+static void
+test_manifest_cache(void **state)
+{
+	char sql[64];
+
+	(void)state;
+	base_print();
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d",
+	    -4 * DBP_MANIFEST_CACHE_KIB);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	run();
+	assert_int_equal(st.tables, 3);
+	assert_int_equal(qi("PRAGMA cache_size"), -4 * DBP_MANIFEST_CACHE_KIB);
+	/* A full build parses it again; a cache smaller than the cap. */
+	assert_int_equal(sqlite3_exec(db, "PRAGMA cache_size = -2048", NULL,
+	    NULL, NULL), SQLITE_OK);
+	run_full(1);
+	assert_int_equal(st.files_parsed, 11);
+	assert_int_equal(qi("PRAGMA cache_size"), -2048);
+	/* Given in pages, it is left alone too. */
+	assert_int_equal(sqlite3_exec(db, "PRAGMA cache_size = 100000", NULL,
+	    NULL, NULL), SQLITE_OK);
+	run_full(1);
+	assert_int_equal(qi("PRAGMA cache_size"), 100000);
+	assert_int_equal(st.files_parsed, 11);
+}
+
 int
 main(void)
 {
@@ -1158,6 +1189,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_schema_version, setup,
 		    teardown),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test_setup_teardown(test_manifest_cache, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
