@@ -14,6 +14,7 @@
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +196,44 @@ test_number_nodes(void **state)
 	assert_string_equal(dbp_num_text(n), "100000000000000000000");
 	cJSON_Delete(dup);
 	cJSON_Delete(v);
+}
+
+/* A canonical decimal of up to 18 digits takes its value without
+ * strtod (ydoc_small_value): it must be strtod's, where the digits are
+ * exact and where they round (past 2^53, halfway cases to even). */
+static void
+test_small_int_values(void **state)
+{
+	static const char *const ints[] = { "0", "-0", "+0", "7", "-7", "+3",
+	    "9007199254740992", "9007199254740993", "9007199254740995",
+	    "-9007199254740993", "18014398509481986", "18014398509481987",
+	    "123456789012345678", "-123456789012345678",
+	    "999999999999999999", "-999999999999999999",
+	    "576460752303423489", "288230376151711745" };
+	struct dbp_diag d;
+	const char *t;
+	cJSON *v, *n;
+	size_t i;
+	char yaml[64];
+
+	(void)state;
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "[%s]", ints[i]);
+		v = dbp_ydoc_parse(yaml, strlen(yaml), &d);
+		assert_non_null(v);
+		n = cJSON_GetArrayItem(v, 0);
+		assert_true(cJSON_IsNumber(n));
+		t = ints[i][0] == '+' ? ints[i] + 1 : ints[i];
+		if (strcmp(t, "-0") == 0)
+			t = "0";
+		assert_string_equal(dbp_num_text(n), t);
+		if (n->valuedouble != strtod(ints[i], NULL))
+			fail_msg("%s: %.17g, strtod %.17g", ints[i],
+			    n->valuedouble, strtod(ints[i], NULL));
+		/* "-0" is 0, as PyYAML reads it */
+		assert_int_equal(signbit(n->valuedouble) != 0, t[0] == '-');
+		cJSON_Delete(v);
+	}
 }
 
 static void
@@ -618,6 +657,7 @@ main(void)
 		cmocka_unit_test(test_int_limit),
 		cmocka_unit_test(test_float),
 		cmocka_unit_test(test_number_nodes),
+		cmocka_unit_test(test_small_int_values),
 		cmocka_unit_test(test_num_text_fallback),
 		cmocka_unit_test(test_float_repr),
 		cmocka_unit_test(test_timestamp),
