@@ -142,14 +142,14 @@
  * that wait 0.7-0.8 s of a 10,000-table full build). */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -65536"
 /* The most page cache (KiB) while a changed manifest's tree and its JSON
- * are held (index.c ox_cache_cap): the tables rows written then spill to
+ * are held (index.c, ix_cache_cap): the tables rows written then spill to
  * the file rather than add up to 48 MiB more to the run's peak, which
  * this phase sets (238 MB at 100,000 tables with the 64 MiB cache). */
 #define DBP_MANIFEST_CACHE_KIB	16384
 /* The page cache while the text index is built whole (grams.c): its
  * lists, ~100 MB on a 100,000-table print, take the memory the cache
  * gives back, so the build's peak stays under 256 MB at that size. */
-#define DBP_GRAMS_CACHE_PRAGMA	"PRAGMA cache_size = -16384"
+#define DBP_GRAMS_CACHE_KIB	16384
 /* Column ids per pass of a whole build of the text index (grams.c):
  * each pass reads every column and builds the lists of its share of the
  * trigrams (~60 MB for two million columns), so their memory stays

@@ -199,7 +199,7 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 	    "postings) VALUES (?1, ?2)";
 	struct gr_build b;
 	sqlite3_stmt *st = NULL, *ins = NULL, *cnt = NULL;
-	char cache[64] = "";
+	long long cache;
 	int r = -1;
 
 	memset(&b, 0, sizeof(b));
@@ -209,16 +209,8 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 		return dbp_fail(d, "cannot clear the text index: %s",
 		    sqlite3_errmsg(db));
 	/* The lists take the page cache's memory while they are built
-	 * (DBP_GRAMS_CACHE_PRAGMA); the caller's cache size comes back after.
-	 * A failure only leaves the cache as it was. */
-	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(cache, sizeof(cache), "PRAGMA cache_size = %lld",
-		    (long long)sqlite3_column_int64(st, 0));
-		sqlite3_exec(db, DBP_GRAMS_CACHE_PRAGMA, NULL, NULL, NULL);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
+	 * (DBP_GRAMS_CACHE_KIB); the caller's cache size comes back after. */
+	cache = ix_cache_cap(db, DBP_GRAMS_CACHE_KIB);
 	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL) {
 		dbp_fail(d, "out of memory");
 		goto out;
@@ -248,8 +240,7 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
 	gr_build_free(&b);
-	if (cache[0] != '\0')
-		sqlite3_exec(db, cache, NULL, NULL, NULL);
+	ix_cache_restore(db, cache);
 	return r;
 }
 

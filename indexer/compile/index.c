@@ -2254,41 +2254,6 @@ ox_run_free(struct ox_run *r)
 	ix_safety_free(&r->safe);
 }
 
-/* Lower db's page cache to at most kib KiB.  The size it had (SQLite's
- * cache_size) for ox_cache_restore, or 0 when it was left alone: already
- * as small, given in pages, or unreadable.  A failure only leaves the
- * cache as it was. */
-static long long
-ox_cache_cap(sqlite3 *db, long long kib)
-{
-	sqlite3_stmt *s;
-	long long was = 0;
-	char sql[64];
-
-	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		was = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (was >= 0 || -was <= kib)
-		return 0;
-	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", -kib);
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? was : 0;
-}
-
-/* Give db back the cache size ox_cache_cap returned (0: nothing). */
-static void
-ox_cache_restore(sqlite3 *db, long long was)
-{
-	char sql[64];
-
-	if (was == 0)
-		return;
-	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", was);
-	(void)sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
-
 /* Whether the manifest declares manifest.annotations.yaml: an absent
  * declared file is an error, an absent undeclared one is not. */
 static void
@@ -2362,7 +2327,7 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	if (mf->outcome == O_CHANGED) {
 		r.manifest_parsed = 1;
 		/* A small page cache while the tree lives (back below). */
-		cache = ox_cache_cap(db, DBP_MANIFEST_CACHE_KIB);
+		cache = ix_cache_cap(db, DBP_MANIFEST_CACHE_KIB);
 		ox_examine(&r, mf);
 	}
 	ox_annot_declared(&r);
@@ -2411,7 +2376,7 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	}
 	if (r.manifest_parsed || r.cf[IX_DIFF].outcome == O_CHANGED)
 		dbp_heap_trim();
-	ox_cache_restore(db, cache);
+	ix_cache_restore(db, cache);
 	cache = 0;
 	for (i = 0; i < IX_FIRST_TABLE_KIND; i++)
 		r.cf[i].old = NULL;	/* in the chunks the batches free */
@@ -2472,7 +2437,7 @@ out:
 		if (st != NULL)
 			dbp_stats_release(st);
 	}
-	ox_cache_restore(db, cache);
+	ix_cache_restore(db, cache);
 	ox_run_free(&r);
 	ix_map_free(&qf);
 	return rc;

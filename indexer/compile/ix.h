@@ -41,6 +41,10 @@ char	*ix_relnorm(const char *p, int *escapes);
 /* Append Python's json.dumps(s, ensure_ascii=True) of UTF-8 text s to b
  * (an invalid byte reads as U+FFFD, as json.c does); -1 when b failed. */
 int	 ix_json_str(struct dbp_buf *b, const char *s);
+/* Lower db's page cache to at most kib KiB for a phase that needs the
+ * memory; returns what ix_cache_restore gives back (0: left alone). */
+long long ix_cache_cap(sqlite3 *db, long long kib);
+void	 ix_cache_restore(sqlite3 *db, long long was);
 /* Append v as dbp_json_dump(v, DBP_JSON_COMPACT) spells it, without its
  * per-character overhead; -1 when b failed. */
 int	 ix_json_compact(struct dbp_buf *b, const cJSON *v);

@@ -8,6 +8,7 @@
 
 #include <locale.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wctype.h>
@@ -482,4 +483,42 @@ ix_map_free(struct ix_map *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------------ */
+/* The page cache                                                       */
+
+/* Lower db's page cache to at most kib KiB.  The size it had (SQLite's
+ * cache_size) for ix_cache_restore, or 0 when it was left alone: already
+ * as small, given in pages, or unreadable.  A failure only leaves the
+ * cache as it was. */
+long long
+ix_cache_cap(sqlite3 *db, long long kib)
+{
+	sqlite3_stmt *s;
+	long long was = 0;
+	char sql[64];
+
+	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		was = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (was >= 0 || -was <= kib)
+		return 0;
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", -kib);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? was : 0;
+}
+
+/* Give db back the cache size ix_cache_cap returned (0: nothing). */
+void
+ix_cache_restore(sqlite3 *db, long long was)
+{
+	char sql[64];
+
+	if (was == 0)
+		return;
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %lld", was);
+	(void)sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
