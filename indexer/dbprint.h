@@ -169,6 +169,9 @@ void	*dbp_arena_alloc(struct dbp_arena *a, size_t n);
 void	*dbp_arena_zalloc(struct dbp_arena *a, size_t n);
 /* A copy of s in the arena; NULL on OOM. */
 char	*dbp_arena_strdup(struct dbp_arena *a, const char *s);
+/* Everything allocated so far is gone; the newest chunk is kept for what
+ * comes next. */
+void	 dbp_arena_reset(struct dbp_arena *a);
 void	 dbp_arena_free(struct dbp_arena *a);
 
 /* ------------------------------------------------------------------ */
@@ -247,6 +250,38 @@ cJSON	*dbp_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d);
  */
 cJSON	*dbp_ydoc_parse_arena(const char *buf, size_t len, struct dbp_arena *a,
 	    struct dbp_diag *d);
+
+/*
+ * One member of the root mapping read an entry at a time: the manifest's
+ * `tables`, whose tree would be most of a large print's memory.
+ *
+ * dbp_ydoc_parse_stream is dbp_ydoc_parse_arena (a must be given), but
+ * while the one-pass path reads the document, the root mapping's member
+ * named s->member, when it is a mapping, is not kept: begin() is called
+ * when it opens, with the root holding the members read before it; then
+ * fn() with each of its entries as it is read, in order, the value in a
+ * scratch arena that is reset once fn returns.  The tree returned holds
+ * the member as an empty mapping, in its place, and s->streamed is 1.
+ *
+ * fn and begin return 0 to go on, 1 to give up streaming, -1 to stop
+ * with an error (d set by them: NULL is returned, s->streamed -1).  Keys
+ * are passed as written: a key seen twice is a Python dict's replacement,
+ * which fn must treat as such or give up on.  Streaming is also given up
+ * when the one-pass path is (an anchor, a tag, an error...), when the
+ * root repeats a key after the member opened, or when it repeats the
+ * member.  Given up, the document is parsed whole as dbp_ydoc_parse_arena
+ * does, s->streamed is 0, and what begin and fn were given is void: the
+ * caller undoes what it did with it.
+ */
+struct dbp_ystream {
+	const char	*member;
+	int		(*begin)(void *arg, const cJSON *root);
+	int		(*fn)(void *arg, const char *key, const cJSON *value);
+	void		*arg;
+	int		 streamed;	/* out: 1, 0 or -1 (above) */
+};
+cJSON	*dbp_ydoc_parse_stream(const char *buf, size_t len,
+	    struct dbp_arena *a, struct dbp_ystream *s, struct dbp_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* JSON text (json.c)                                                   */

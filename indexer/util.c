@@ -401,6 +401,21 @@ dbp_arena_strdup(struct dbp_arena *a, const char *s)
 }
 
 void
+dbp_arena_reset(struct dbp_arena *a)
+{
+	struct dbp_chunk *c, *next;
+
+	if (a == NULL || a->chunks == NULL)
+		return;
+	for (c = a->chunks->next; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->chunks->next = NULL;
+	a->p = (char *)a->chunks + DBP_CHUNK_HDR;
+}
+
+void
 dbp_arena_free(struct dbp_arena *a)
 {
 	struct dbp_chunk *c, *next;

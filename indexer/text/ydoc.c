@@ -1688,6 +1688,8 @@ ydoc_build(struct ydoc *y, const struct ynode *n, cJSON **out)
  * exact path builds (tests/unit/test_ydoc_fast.c checks both agree).
  */
 #define YF_BAIL		(-2)
+/* A dbp_ystream callback stopped the parse with an error. */
+#define YF_STOP		(-3)
 /* Members of a mapping searched one by one for a duplicate key; a larger
  * mapping gets a hash table (struct ykeys). */
 #define YF_LINEAR	16
@@ -1697,10 +1699,16 @@ struct yflevel {
 	char		*key;	/* a mapping's key awaiting its value */
 	struct ykeys	 t;	/* slots, once c has more than YF_LINEAR */
 	size_t		 n;	/* members of c */
+	int		 streamed;	/* the dbp_ystream member: entries go
+					 * to its fn, not into c */
 };
 
 struct yfast {
 	struct dbp_arena	*arena;	/* the tree's, or NULL: malloc'd */
+	struct ydoc		*y;
+	struct dbp_ystream	*s;	/* or NULL */
+	struct dbp_arena	 scratch;	/* a streamed entry's nodes */
+	int			 opened;	/* s's member was opened */
 	struct yflevel	 lv[DBP_MAX_DEPTH];
 	int		 depth;
 	unsigned long	 nodes;	/* as the exact path counts them */
@@ -1725,8 +1733,23 @@ ydoc_fast_rehash(struct yflevel *l)
 	return 0;
 }
 
+/* A complete entry v of the streamed member (level l) to its fn; its
+ * nodes go with the scratch arena.  0, YF_BAIL or YF_STOP. */
+static int
+ydoc_fast_entry(struct yfast *f, struct yflevel *l, cJSON *v)
+{
+	int rc;
+
+	v->string = l->key;
+	l->key = NULL;
+	rc = f->s->fn(f->s->arg, v->string, v);
+	dbp_arena_reset(&f->scratch);
+	f->y->arena = f->arena;
+	return rc == 0 ? 0 : rc == 1 ? YF_BAIL : YF_STOP;
+}
+
 /* Hang the complete value v (owned) under the open container, or make it
- * the root.  0, or YF_BAIL (v freed). */
+ * the root.  0, YF_BAIL (v freed) or YF_STOP. */
 static int
 ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 {
@@ -1742,6 +1765,8 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 		cJSON_AddItemToArray(l->c, v);
 		return 0;
 	}
+	if (l->streamed)
+		return ydoc_fast_entry(f, l, v);
 	v->string = l->key;
 	l->key = NULL;
 	if (l->t.slot != NULL) {
@@ -1751,6 +1776,8 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 		for (c = l->c->child; c != NULL; c = c->next)
 			if (strcmp(c->string, v->string) == 0)
 				break;
+	if (c != NULL && f->opened && f->depth == 1)
+		return YF_BAIL;	/* the root was streamed past that key */
 	if (c != NULL) {
 		/* A Python dict: the later value, the first place.  In an
 		 * arena nothing is freed, so v's contents move into c's node
@@ -1776,6 +1803,15 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 	return 0;
 }
 
+/* An entry of the streamed member starts with this event: build it in
+ * the scratch arena (ydoc_fast_entry puts the tree's back). */
+static void
+ydoc_fast_scratch(struct ydoc *y, struct yfast *f)
+{
+	if (f->depth == 2 && f->lv[1].streamed)
+		y->arena = &f->scratch;
+}
+
 /* A scalar event: the key of the open mapping, or a value to hang. */
 static int
 ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
@@ -1799,6 +1835,7 @@ ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		return YF_BAIL;
 	if (++f->nodes > (unsigned long)DBP_MAX_NODES)
 		return YF_BAIL;
+	ydoc_fast_scratch(y, f);
 	f->bytes += n.len + 1;
 	if (f->bytes > (unsigned long)DBP_MAX_DOC_BYTES)
 		return YF_BAIL;
@@ -1822,7 +1859,13 @@ ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 				free(k);
 			}
 		}
-		return l->key != NULL ? 0 : YF_BAIL;
+		if (l->key == NULL)
+			return YF_BAIL;
+		/* The streamed member again: the later would replace it. */
+		if (f->opened && f->depth == 1 &&
+		    strcmp(l->key, f->s->member) == 0)
+			return YF_BAIL;
+		return 0;
 	}
 	if (n.tag == YT_MERGE || n.tag == YT_VALUE ||
 	    ydoc_scalar(y, &n, 0, &v) == -1)
@@ -1838,6 +1881,7 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 	const unsigned char *anchor, *tag;
 	struct yflevel *l;
 	cJSON *c;
+	int rc;
 
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
@@ -1860,6 +1904,7 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
 		if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL)
 			return YF_BAIL;
+		ydoc_fast_scratch(y, f);
 		c = ydoc_jnode(y, ev->type == YAML_SEQUENCE_START_EVENT ?
 		    cJSON_Array : cJSON_Object);
 		if (c == NULL)
@@ -1867,6 +1912,16 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		l = &f->lv[f->depth++];
 		memset(l, 0, sizeof(*l));
 		l->c = c;
+		if (f->s != NULL && f->depth == 2 && !f->opened &&
+		    cJSON_IsObject(c) && cJSON_IsObject(f->lv[0].c) &&
+		    strcmp(f->lv[0].key, f->s->member) == 0) {
+			l->streamed = f->opened = 1;
+			if (f->s->begin != NULL) {
+				rc = f->s->begin(f->s->arg, f->lv[0].c);
+				return rc == 0 ? 0 : rc == 1 ? YF_BAIL :
+				    YF_STOP;
+			}
+		}
 		return 0;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
@@ -1884,20 +1939,23 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 	}
 }
 
-/* The document in one pass into *out (caller frees), or YF_BAIL with
- * nothing kept. */
+/* The document in one pass into *out (caller frees), or YF_BAIL or
+ * YF_STOP with nothing kept; s streams a member (dbp_ydoc_parse_stream),
+ * or is NULL. */
 static int
-ydoc_fast(struct ydoc *y, cJSON **out)
+ydoc_fast(struct ydoc *y, struct dbp_ystream *s, cJSON **out)
 {
 	struct yfast *f;
 	yaml_event_t ev;
 	cJSON *root = NULL;
-	int rc = YF_BAIL, i, step = 0;
+	int rc = YF_BAIL, erc, i, step = 0;
 
 	*out = NULL;
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return YF_BAIL;
 	f->arena = y->arena;
+	f->y = y;
+	f->s = y->arena != NULL ? s : NULL;
 	/* stream start, document start or stream end, the node events,
 	 * document end, stream end */
 	for (;;) {
@@ -1914,7 +1972,9 @@ ydoc_fast(struct ydoc *y, cJSON **out)
 			}
 			step = 2;
 		} else if (step == 2) {
-			if (ydoc_fast_event(y, f, &ev, &root) != 0) {
+			if ((erc = ydoc_fast_event(y, f, &ev, &root)) != 0) {
+				if (erc == YF_STOP)
+					rc = YF_STOP;
 				yaml_event_delete(&ev);
 				goto out;
 			}
@@ -1938,6 +1998,10 @@ out:
 		}
 		free(f->lv[i].t.slot);
 	}
+	dbp_arena_free(&f->scratch);
+	y->arena = f->arena;
+	if (rc == 0 && f->s != NULL)
+		f->s->streamed = f->opened;
 	free(f);
 	if (rc == 0)
 		*out = root;
@@ -1968,14 +2032,16 @@ ydoc_start(struct ydoc *y, const char *buf, size_t len)
 }
 
 /* dbp_ydoc_parse; the one-pass path first unless exact, into arena a
- * when given (see dbp_ydoc_parse_arena). */
+ * when given (see dbp_ydoc_parse_arena), streaming s's member when s is
+ * given (dbp_ydoc_parse_stream). */
 static cJSON *
 ydoc_parse(const char *buf, size_t len, int exact, struct dbp_arena *a,
-    struct dbp_diag *d)
+    struct dbp_ystream *s, struct dbp_diag *d)
 {
 	struct ydoc y;
 	struct ynode *root = NULL;
 	cJSON *out = NULL;
+	int rc;
 
 	memset(&y, 0, sizeof(y));
 	y.d = d;
@@ -1988,11 +2054,16 @@ ydoc_parse(const char *buf, size_t len, int exact, struct dbp_arena *a,
 		if (ydoc_start(&y, buf, len) == -1)
 			return NULL;
 		y.arena = a;
-		if (ydoc_fast(&y, &out) == 0) {
+		if ((rc = ydoc_fast(&y, s, &out)) == 0) {
 			yaml_parser_delete(&y.parser);
 			return out;
 		}
 		yaml_parser_delete(&y.parser);
+		if (rc == YF_STOP) {
+			dbp_arena_free(a);
+			s->streamed = -1;
+			return NULL;
+		}
 		/* The exact path builds its tree with malloc. */
 		dbp_arena_free(a);
 		y.arena = NULL;
@@ -2017,18 +2088,26 @@ out:
 cJSON *
 dbp_ydoc_parse(const char *buf, size_t len, struct dbp_diag *d)
 {
-	return ydoc_parse(buf, len, 0, NULL, d);
+	return ydoc_parse(buf, len, 0, NULL, NULL, d);
 }
 
 cJSON *
 dbp_ydoc_parse_arena(const char *buf, size_t len, struct dbp_arena *a,
     struct dbp_diag *d)
 {
-	return ydoc_parse(buf, len, 0, a, d);
+	return ydoc_parse(buf, len, 0, a, NULL, d);
+}
+
+cJSON *
+dbp_ydoc_parse_stream(const char *buf, size_t len, struct dbp_arena *a,
+    struct dbp_ystream *s, struct dbp_diag *d)
+{
+	s->streamed = 0;
+	return ydoc_parse(buf, len, 0, a, s, d);
 }
 
 cJSON *
 dbp_ydoc_parse_exact(const char *buf, size_t len, struct dbp_diag *d)
 {
-	return ydoc_parse(buf, len, 1, NULL, d);
+	return ydoc_parse(buf, len, 1, NULL, NULL, d);
 }

@@ -7,8 +7,11 @@
  * cases below (each feature that makes the one-pass path give up, each
  * duplicate-key regime, the depth bound), every file of fixtures/ (the bad-input
  * catalogue, the fixture prints, the fuzz corpora) and the upstream
- * example prints when present.  Also dbp_float_repr's cheap digits
- * against bisection over many doubles.
+ * example prints when present.  Each is also read with its root's
+ * `tables` streamed (dbp_ydoc_parse_stream, what the indexer reads a
+ * manifest with): the tree it returns with the entries it handed out put
+ * back is the same document, and one it gave up on is the whole tree.
+ * Also dbp_float_repr's cheap digits against bisection over many doubles.
  */
 #define _XOPEN_SOURCE	700	/* realpath, nftw */
 
@@ -83,13 +86,152 @@ outcome_arena(const char *buf, size_t len)
 	return outcome_of(v, &d, &a);
 }
 
-static int compared, differed;
+/* What a stream handed out: the entries, kept as copies. */
+struct got {
+	cJSON	*entries;	/* an object, cJSON's own */
+	int	 begun;		/* begin() calls */
+	int	 calls;		/* fn() calls */
+	int	 give_up_at;	/* fn returns 1 on this call (1-based), or 0 */
+	int	 stop_at;	/* fn returns -1 on this call, or 0 */
+	char	*before;	/* begin's root, compact JSON */
+};
+
+static int
+got_begin(void *arg, const cJSON *root)
+{
+	struct got *g = arg;
+	struct dbp_buf b;
+
+	assert_int_equal(g->calls, 0);
+	g->begun++;
+	dbp_buf_init(&b, 1 << 20);
+	ix_json_compact(&b, root);
+	free(g->before);
+	g->before = dbp_buf_take(&b);
+	return 0;
+}
+
+static int
+got_entry(void *arg, const char *key, const cJSON *v)
+{
+	struct got *g = arg;
+	cJSON *copy;
+
+	assert_int_equal(g->begun, 1);
+	assert_string_equal(key, v->string);
+	g->calls++;
+	if (g->calls == g->give_up_at)
+		return 1;
+	if (g->calls == g->stop_at)
+		return -1;
+	copy = cJSON_Duplicate(v, 1);
+	assert_non_null(copy);
+	cJSON_AddItemToObject(g->entries, key, copy);
+	return 0;
+}
+
+/* A tree's compact JSON with its root's empty `tables` replaced by the
+ * entries a stream handed out (NULL: as it is); malloc'd. */
+static char *
+spliced(const cJSON *v, const cJSON *entries)
+{
+	struct dbp_buf b;
+	const cJSON *c;
+
+	dbp_buf_init(&b, 1 << 26);
+	if (entries == NULL || !cJSON_IsObject(v))
+		ix_json_compact(&b, v);
+	else {
+		dbp_buf_addc(&b, '{');
+		for (c = v->child; c != NULL; c = c->next) {
+			ix_json_str(&b, c->string);
+			dbp_buf_addc(&b, ':');
+			if (strcmp(c->string, "tables") == 0) {
+				assert_true(cJSON_IsObject(c));
+				assert_null(c->child);
+				ix_json_compact(&b, entries);
+			} else
+				ix_json_compact(&b, c);
+			if (c->next != NULL)
+				dbp_buf_addc(&b, ',');
+		}
+		dbp_buf_addc(&b, '}');
+	}
+	assert_false(b.failed);
+	return dbp_buf_take(&b);
+}
+
+/* The outcome of dbp_ydoc_parse_stream on `tables`, as compact JSON
+ * (ix_json_compact) or "ERROR: ..."; *streamed as it said. */
+static char *
+outcome_stream(const char *buf, size_t len, struct got *g, int *streamed)
+{
+	struct dbp_ystream s;
+	struct dbp_arena a;
+	struct dbp_diag d;
+	cJSON *v;
+	char *out;
+
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	s.member = "tables";
+	s.begin = got_begin;
+	s.fn = got_entry;
+	s.arg = g;
+	g->entries = cJSON_CreateObject();
+	assert_non_null(g->entries);
+	d.msg[0] = '\0';
+	v = dbp_ydoc_parse_stream(buf, len, &a, &s, &d);
+	*streamed = s.streamed;
+	if (v == NULL) {
+		assert_true(s.streamed <= 0);
+		out = malloc(strlen(d.msg) + 8);
+		assert_non_null(out);
+		sprintf(out, "ERROR: %s", d.msg);
+	} else {
+		assert_true(s.streamed == 0 || s.streamed == 1);
+		out = spliced(v, s.streamed == 1 ? g->entries : NULL);
+		if (a.chunks != NULL)
+			dbp_arena_free(&a);
+		else
+			cJSON_Delete(v);
+	}
+	cJSON_Delete(g->entries);
+	g->entries = NULL;
+	free(g->before);
+	g->before = NULL;
+	return out;
+}
+
+/* The exact path's outcome in ix_json_compact's spelling. */
+static char *
+outcome_exact_ix(const char *buf, size_t len)
+{
+	struct dbp_diag d;
+	cJSON *v;
+	char *out;
+
+	d.msg[0] = '\0';
+	if ((v = dbp_ydoc_parse_exact(buf, len, &d)) == NULL) {
+		out = malloc(strlen(d.msg) + 8);
+		assert_non_null(out);
+		sprintf(out, "ERROR: %s", d.msg);
+		return out;
+	}
+	out = spliced(v, NULL);
+	cJSON_Delete(v);
+	return out;
+}
+
+static int compared, differed, streams;
 
 /* Compare both paths on buf; name says where it came from. */
 static void
 same(const char *name, const char *buf, size_t len)
 {
-	char *fast, *exact, *arena;
+	char *fast, *exact, *arena, *stream;
+	struct got g;
+	int streamed;
 
 	fast = outcome(dbp_ydoc_parse, buf, len);
 	exact = outcome(dbp_ydoc_parse_exact, buf, len);
@@ -108,6 +250,18 @@ same(const char *name, const char *buf, size_t len)
 	free(fast);
 	free(exact);
 	free(arena);
+	/* streamed, the same document */
+	memset(&g, 0, sizeof(g));
+	stream = outcome_stream(buf, len, &g, &streamed);
+	exact = outcome_exact_ix(buf, len);
+	streams += streamed == 1;
+	if (strcmp(stream, exact) != 0) {
+		differed++;
+		print_error("%s: streamed and exact differ:\n%.300s\n--\n"
+		    "%.300s\n", name, stream, exact);
+	}
+	free(stream);
+	free(exact);
 }
 
 static void
@@ -195,6 +349,117 @@ test_large_map(void **state)
 	assert_int_equal(differed, 0);
 }
 
+/* One streamed read: its outcome, whether it streamed, and what the
+ * stream handed out (begin's root, the entries' keys in order). */
+static void
+stream_case(const char *text, int give_up_at, int stop_at, int want_streamed,
+    const char *want, const char *want_before, const char *want_keys)
+{
+	struct dbp_ystream s;
+	struct dbp_arena a;
+	struct dbp_diag d;
+	struct got g;
+	struct dbp_buf keys;
+	const cJSON *c;
+	cJSON *v;
+	char *out;
+
+	memset(&g, 0, sizeof(g));
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	g.give_up_at = give_up_at;
+	g.stop_at = stop_at;
+	s.member = "tables";
+	s.begin = got_begin;
+	s.fn = got_entry;
+	s.arg = &g;
+	g.entries = cJSON_CreateObject();
+	d.msg[0] = '\0';
+	v = dbp_ydoc_parse_stream(text, strlen(text), &a, &s, &d);
+	assert_int_equal(s.streamed, want_streamed);
+	if (want == NULL) {	/* stopped, or an error */
+		assert_null(v);
+		assert_null(a.chunks);
+		assert_true(d.msg[0] != '\0' || want_streamed == -1);
+	} else {
+		assert_non_null(v);
+		out = spliced(v, want_streamed == 1 ? g.entries : NULL);
+		assert_string_equal(out, want);
+		free(out);
+		if (a.chunks != NULL)
+			dbp_arena_free(&a);
+		else
+			cJSON_Delete(v);
+	}
+	if (want_before != NULL) {
+		assert_non_null(g.before);
+		assert_string_equal(g.before, want_before);
+	}
+	dbp_buf_init(&keys, 4096);
+	for (c = g.entries->child; c != NULL; c = c->next)
+		dbp_buf_addf(&keys, "%s%s", c == g.entries->child ? "" : ",",
+		    c->string);
+	assert_string_equal(keys.ptr != NULL ? keys.ptr : "", want_keys);
+	dbp_buf_release(&keys);
+	cJSON_Delete(g.entries);
+	free(g.before);
+}
+
+/* The streamed member: what is handed out, and each case that gives the
+ * stream up (the whole tree then) or stops it. */
+static void
+test_stream(void **state)
+{
+	struct dbp_buf b;
+	int j;
+
+	(void)state;
+	/* members before and after; entries of every kind of value */
+	stream_case("a: 1\ntables:\n  x: {p: 1, q: [1, 2]}\n  y: 2\n"
+	    "  z:\nb: 3\n", 0, 0, 1,
+	    "{\"a\":1,\"tables\":{\"x\":{\"p\":1,\"q\":[1,2]},\"y\":2,"
+	    "\"z\":null},\"b\":3}", "{\"a\":1}", "x,y,z");
+	stream_case("tables: {}\n", 0, 0, 1, "{\"tables\":{}}", "{}", "");
+	/* a key spelled otherwise is handed out as Python's str() */
+	stream_case("tables: {1: a, true: b}\n", 0, 0, 1,
+	    "{\"tables\":{\"1\":\"a\",\"True\":\"b\"}}", "{}", "1,True");
+	/* a duplicate before `tables` is settled when it opens */
+	stream_case("a: 1\na: 2\ntables: {x: 1}\n", 0, 0, 1,
+	    "{\"a\":2,\"tables\":{\"x\":1}}", "{\"a\":2}", "x");
+	/* not streamed: no such member, not a mapping, not at the root */
+	stream_case("a: 1\n", 0, 0, 0, "{\"a\":1}", NULL, "");
+	stream_case("tables: [1]\n", 0, 0, 0, "{\"tables\":[1]}", NULL, "");
+	stream_case("x: {tables: {a: 1}}\n", 0, 0, 0,
+	    "{\"x\":{\"tables\":{\"a\":1}}}", NULL, "");
+	stream_case("- tables\n", 0, 0, 0, "[\"tables\"]", NULL, "");
+	/* given up: fn says so; an anchor; `tables` again; another root
+	 * key again once `tables` opened; an error after some entries */
+	stream_case("tables: {x: 1, y: 2, x: 3}\n", 2, 0, 0,
+	    "{\"tables\":{\"x\":3,\"y\":2}}", NULL, "x");
+	stream_case("tables: {x: &a {p: 1}, y: *a}\n", 0, 0, 0,
+	    "{\"tables\":{\"x\":{\"p\":1},\"y\":{\"p\":1}}}", NULL, "");
+	stream_case("tables: {x: 1}\ntables: {y: 2}\n", 0, 0, 0,
+	    "{\"tables\":{\"y\":2}}", NULL, "x");
+	stream_case("tables: {x: 1}\ntables: 7\n", 0, 0, 0,
+	    "{\"tables\":7}", NULL, "x");
+	stream_case("a: 1\ntables: {x: 1}\na: 2\n", 0, 0, 0,
+	    "{\"a\":2,\"tables\":{\"x\":1}}", NULL, "x");
+	stream_case("tables: {x: 1}\nb: [\n", 0, 0, 0, NULL, NULL, "x");
+	/* stopped: NULL, nothing kept */
+	stream_case("tables: {x: 1, y: 2}\n", 0, 2, -1, NULL, NULL, "x");
+	/* many entries through the one scratch arena */
+	dbp_buf_init(&b, 1 << 24);
+	dbp_buf_adds(&b, "h: 1\ntables:\n");
+	for (j = 0; j < 20000; j++)
+		dbp_buf_addf(&b, "  t%d: {path: p/%d, n: [%d, %d]}\n", j, j,
+		    j, j * 2);
+	dbp_buf_adds(&b, "tail: x\n");
+	assert_false(b.failed);
+	same("streamed map", b.ptr, b.len);
+	dbp_buf_release(&b);
+	assert_int_equal(differed, 0);
+}
+
 static int
 file_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -239,6 +504,7 @@ test_fixtures(void **state)
 	(void)state;
 	walk("fixtures", 1);
 	assert_int_equal(differed, 0);
+	assert_true(streams > 0);	/* manifests were streamed */
 }
 
 static void
@@ -354,6 +620,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_large_map),
+		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_float_digits),
