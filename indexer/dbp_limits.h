@@ -141,10 +141,11 @@
  * build instead of the commit's fsync waiting for all of it (256 MiB made
  * that wait 0.7-0.8 s of a 10,000-table full build). */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -65536"
-/* The most page cache (KiB) while a changed manifest's tree and its JSON
- * are held (index.c, ix_cache_cap): the tables rows written then spill to
- * the file rather than add up to 48 MiB more to the run's peak, which
- * this phase sets (238 MB at 100,000 tables with the 64 MiB cache). */
+/* The most page cache (KiB) while a changed manifest's text, JSON and
+ * plan are held (index.c, ix_cache_cap): the tables rows written then
+ * spill to the file rather than add up to 48 MiB more to the phase's
+ * memory (238 MB at 100,000 tables with the 64 MiB cache, when the
+ * manifest was held as a tree; 120 MB now). */
 #define DBP_MANIFEST_CACHE_KIB	16384
 /* The page cache while the text index is built whole (grams.c): its
  * lists, ~100 MB on a 100,000-table print, take the memory the cache

@@ -4,8 +4,9 @@
  * A run (dbp_index_update) is one write transaction:
  *   1. the connection files (manifest.yaml, manifest.annotations.yaml,
  *      diff.yaml, reading.md) are looked at; a manifest whose content
- *      changed is parsed and gives the list of tables, otherwise the list
- *      comes from the index itself;
+ *      changed is parsed and gives the list of tables, one entry at a
+ *      time (each its table of the plan and its tables row, then gone:
+ *      ox_stream_entry), otherwise the list comes from the index itself;
  *   2. every declared file of every table is lstat()ed (path safety per
  *      SPEC 2.5 on the way); a file whose identity (dev, ino, size,
  *      mtime_ns) is unchanged is not read.  With the manifest unchanged,
@@ -21,9 +22,10 @@
  * Steps 2 and 3 take the tables DBP_PLAN_BATCH at a time, in manifest
  * order, and a batch's files, their previous rows (read from the index
  * per table directory, in path order) and their documents are freed
- * before the next batch is looked at; a parsed manifest's tree is freed
- * once its tables rows are written.  Memory thus holds a batch, not the
- * print.
+ * before the next batch is looked at.  Memory thus holds a batch and the
+ * plan (~250 bytes a table), not the print; a changed manifest adds its
+ * text and JSON while it is read (~570 bytes a table), never its tree
+ * but when it must be parsed whole (an anchor, a repeated table).
  * A run that fails rolls back: the previous index stays as it was.
  */
 #define _POSIX_C_SOURCE	200809L
@@ -108,7 +110,10 @@ struct ox_table {
 	int		 walkable;
 	int		 followable;
 	char		*dir;		/* as written, normalised when possible */
-	char		*files[IX_NKINDS];	/* declared names, table kinds */
+	const char	*files[IX_NKINDS];	/* declared names, table kinds:
+					 * the usual name is ix_kinds'
+					 * own, any other a copy
+					 * (ox_name) */
 	const cJSON	*entry;		/* borrowed from the manifest's tree
 					 * until its row is written */
 	int		 row_followable;	/* what its tables row says */
@@ -141,6 +146,14 @@ struct ox_run {
 	int		 manifest_parsed;
 	struct ox_table	*tabs;
 	size_t		 ntabs;
+	/* A changed manifest's tables, streamed (ox_examine_manifest) */
+	int		 stream;	/* stream them when it is parsed */
+	int		 streamed;	/* they were: plan and rows are made */
+	int		 stream_err;	/* a callback failed: the run fails */
+	size_t		 tabcap;	/* room in tabs */
+	struct ix_map	 now;		/* fqn -> its table's index + 1 */
+	struct dbp_buf	 mjson;		/* the manifest's compact JSON */
+	struct ox_w	*w;		/* the writer, for the tables rows */
 	struct ox_table	**jobs;
 	size_t		 njobs;
 	int		 changed;	/* anything written */
@@ -630,6 +643,26 @@ ox_doc_free(struct ox_file *f)
 	f->doc = NULL;
 }
 
+/* A table's declared file name of kind k: the usual one is not copied
+ * (saves five allocations a table of the plan), any other is.  NULL for
+ * NULL or on OOM.  Freed by ox_name_free. */
+static const char *
+ox_name(int k, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	if (strcmp(name, ix_kinds[k].file) == 0)
+		return ix_kinds[k].file;
+	return strdup(name);
+}
+
+static void
+ox_name_free(int k, const char *name)
+{
+	if (name != ix_kinds[k].file)
+		free((char *)name);
+}
+
 /* Free t's files (ox_files) and everything they hold; t->f is NULL
  * after. */
 static void
@@ -659,7 +692,7 @@ ox_table_free(struct ox_table *t)
 	free(t->fqn);
 	free(t->dir);
 	for (k = 0; k < IX_NKINDS; k++)
-		free(t->files[k]);
+		ox_name_free(k, t->files[k]);
 	ox_files_free(t);
 	memset(t, 0, sizeof(*t));
 }
@@ -750,7 +783,8 @@ ox_load_plan(struct ox_run *r)
 		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
 		if (k < 0 || t->files[k] != NULL)
 			continue;
-		if ((t->files[k] = ox_col(s, 2)) == NULL)
+		if ((t->files[k] = ox_name(k, (const char *)
+		    sqlite3_column_text(s, 2))) == NULL)
 			break;
 	}
 	sqlite3_finalize(s);
@@ -799,7 +833,8 @@ ox_load_tables(struct ox_run *r)
 		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
 		if (t == NULL || k < 0 || t->files[k] != NULL)
 			continue;
-		t->files[k] = ox_col(s, 2);
+		t->files[k] = ox_name(k, (const char *)sqlite3_column_text(s,
+		    2));
 	}
 	sqlite3_finalize(s);
 	return 0;
@@ -939,8 +974,13 @@ ox_shape(int kind, const cJSON *doc, char *buf, size_t n)
 	return buf;
 }
 
+static cJSON *ox_stream_manifest(struct ox_run *, struct ox_file *,
+    struct dbp_diag *);
+static char *ox_stream_json(struct ox_run *, const cJSON *);
+
 /* Compute a file's status, error and document (reading it when needed).
- * Never touches the index. */
+ * Never touches the index, but for a manifest whose tables stream
+ * (r->stream: ox_examine_manifest). */
 static void
 ox_examine(struct ox_run *r, struct ox_file *f)
 {
@@ -988,7 +1028,10 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	f->status = "ok";
 	if (!ix_kinds[f->kind].yaml)
 		return;
-	f->doc = dbp_ydoc_parse_arena(f->buf, f->len, &f->arena, &d);
+	if (f->kind == IX_MANIFEST && r->stream)
+		f->doc = ox_stream_manifest(r, f, &d);
+	else
+		f->doc = dbp_ydoc_parse_arena(f->buf, f->len, &f->arena, &d);
 	if (f->doc == NULL) {
 		f->status = "parse_error";
 		f->error = ox_msg("%s: YAML parse error: %s", abs, d.msg);
@@ -1011,7 +1054,9 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	 * context shows it (dbp_stats_read, checked against files.hash).
 	 * Kept, it was 40% of the index's bytes and of what a build wrote,
 	 * and 4% of a 10,000-table build's CPU. */
-	if (f->kind != IX_STATS)
+	if (f->kind == IX_MANIFEST && r->streamed)
+		f->docjson = ox_stream_json(r, f->doc);
+	else if (f->kind != IX_STATS)
 		f->docjson = ox_compact(f->doc);
 	if (strcmp(f->status, "ok") != 0)
 		ox_doc_free(f);
@@ -1270,14 +1315,50 @@ ox_plan_table(struct ox_run *r, struct ox_table *t)
 	return 0;
 }
 
-/* The plan from a parsed manifest. */
+/* Table t (zeroed) of the plan from its manifest entry e, named fqn,
+ * the ord-th.  0, or -1 on OOM (t then holds what it got). */
+static int
+ox_plan_entry(struct ox_run *r, struct ox_table *t, int ord,
+    const char *fqn, const cJSON *e)
+{
+	const cJSON *p, *arts, *a;
+	int k;
+
+	t->ord = ord;
+	t->entry = e;
+	if ((t->fqn = strdup(fqn)) == NULL)
+		return dbp_fail(r->d, "out of memory");
+	p = cJSON_GetObjectItemCaseSensitive(e, "path");
+	t->walkable = cJSON_IsObject(e) && (p == NULL || cJSON_IsString(p));
+	if (!t->walkable)
+		return 0;
+	if (cJSON_IsString(p) && p->valuestring[0] != '\0')
+		t->dir = strdup(p->valuestring);
+	else {
+		t->dir = strdup(t->fqn);
+		for (k = 0; t->dir != NULL && t->dir[k] != '\0'; k++)
+			if (t->dir[k] == '.')
+				t->dir[k] = '/';
+	}
+	if (t->dir == NULL)
+		return dbp_fail(r->d, "out of memory");
+	arts = cJSON_GetObjectItemCaseSensitive(e, "artifacts");
+	cJSON_ArrayForEach(a, (cJSON_IsObject(arts) ? arts : NULL)) {
+		k = ix_table_kind(a->string);
+		if (k < 0 || !cJSON_IsString(a) || t->files[k] != NULL)
+			continue;
+		if ((t->files[k] = ox_name(k, a->valuestring)) == NULL)
+			return dbp_fail(r->d, "out of memory");
+	}
+	return 0;
+}
+
+/* The plan from a parsed manifest's tree (one not streamed). */
 static int
 ox_plan_from_manifest(struct ox_run *r, cJSON *doc)
 {
-	cJSON *tabs, *e, *p, *arts, *a;
-	struct ox_table *t;
+	cJSON *tabs, *e;
 	size_t n;
-	int k, i;
 
 	tabs = cJSON_GetObjectItemCaseSensitive(doc, "tables");
 	if (!cJSON_IsObject(tabs))
@@ -1287,34 +1368,11 @@ ox_plan_from_manifest(struct ox_run *r, cJSON *doc)
 		return 0;
 	if ((r->tabs = calloc(n, sizeof(*r->tabs))) == NULL)
 		return dbp_fail(r->d, "out of memory");
-	i = 0;
 	cJSON_ArrayForEach(e, tabs) {
-		t = &r->tabs[r->ntabs++];
-		t->ord = i++;
-		t->entry = e;
-		if ((t->fqn = strdup(e->string)) == NULL)
-			return dbp_fail(r->d, "out of memory");
-		p = cJSON_GetObjectItemCaseSensitive(e, "path");
-		t->walkable = cJSON_IsObject(e) && (p == NULL ||
-		    cJSON_IsString(p));
-		if (!t->walkable)
-			continue;
-		if (cJSON_IsString(p) && p->valuestring[0] != '\0')
-			t->dir = strdup(p->valuestring);
-		else {
-			t->dir = strdup(t->fqn);
-			for (k = 0; t->dir != NULL && t->dir[k] != '\0'; k++)
-				if (t->dir[k] == '.')
-					t->dir[k] = '/';
-		}
-		arts = cJSON_GetObjectItemCaseSensitive(e, "artifacts");
-		cJSON_ArrayForEach(a, (cJSON_IsObject(arts) ? arts : NULL)) {
-			k = ix_table_kind(a->string);
-			if (k < 0 || !cJSON_IsString(a) || t->files[k] != NULL)
-				continue;
-			if ((t->files[k] = strdup(a->valuestring)) == NULL)
-				return dbp_fail(r->d, "out of memory");
-		}
+		r->ntabs++;
+		if (ox_plan_entry(r, &r->tabs[r->ntabs - 1], (int)r->ntabs - 1,
+		    e->string, e) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -2033,20 +2091,24 @@ static int
 ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 {
 	sqlite3_stmt *s;
-	struct ix_map now = { 0 };
 	const cJSON *ft, *it;
 	size_t i;
 	int ord = 0, rc = -1;
 
-	if (ix_map_reserve(&now, r->ntabs) == -1)
-		goto out;
-	for (i = 0; i < r->ntabs; i++)
-		if (ix_map_put(&now, r->tabs[i].fqn, &r->tabs[i]) == -1)
-			goto out;
+	/* A streamed manifest's tables have their rows, and the map. */
+	if (!r->streamed) {
+		r->now.borrowed = 1;
+		if (ix_map_reserve(&r->now, r->ntabs) == -1)
+			goto oom;
+		for (i = 0; i < r->ntabs; i++)
+			if (ix_map_put(&r->now, r->tabs[i].fqn, &r->tabs[i]) ==
+			    -1)
+				goto oom;
+	}
 	/* Tables gone from the manifest. */
 	for (i = 0; i < r->oldtab.cap; i++) {
 		if (r->oldtab.keys[i] == NULL ||
-		    ix_map_get(&now, r->oldtab.keys[i]) != NULL)
+		    ix_map_get(&r->now, r->oldtab.keys[i]) != NULL)
 			continue;
 		if (ix_writer_forget(w->rows, r->oldtab.keys[i], r->d) == -1)
 			goto out;
@@ -2062,7 +2124,7 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 	if (ox_exec(r->db, "DELETE FROM artifacts; DELETE FROM failed_tables",
 	    r->d) == -1)
 		goto out;
-	for (i = 0; i < r->ntabs; i++)
+	for (i = 0; i < r->ntabs && !r->streamed; i++)
 		if (ox_put_table_entry(r, w, &r->tabs[i]) == -1)
 			goto out;
 	ft = doc != NULL ? cJSON_GetObjectItemCaseSensitive(doc,
@@ -2082,9 +2144,162 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 	}
 	sqlite3_finalize(s);
 	rc = 0;
+	goto out;
+oom:
+	dbp_fail(r->d, "out of memory");
 out:
-	ix_map_free(&now);
+	ix_map_free(&r->now);
 	return rc;
+}
+
+/*
+ * A changed manifest's tables, streamed (dbp_ydoc_parse_stream): each
+ * entry, as it is read, becomes a table of the plan and its tables row,
+ * and its JSON joins the manifest's; then its tree goes.  On a
+ * 100,000-table print the tree of the whole manifest was ~120 MB and
+ * the largest part of a build's peak memory.  A manifest the one-pass
+ * reader gives up on (an anchor, a repeated table, a YAML error) is
+ * parsed whole afterwards, as before: what the entries read until then
+ * made is undone first (ox_stream_undo).
+ */
+
+/* Before the first entry: the members the manifest has before `tables`,
+ * into its JSON. */
+static int
+ox_stream_begin(void *arg, const cJSON *root)
+{
+	struct ox_run *r = arg;
+	const cJSON *c;
+
+	dbp_buf_addc(&r->mjson, '{');
+	for (c = root->child; c != NULL; c = c->next) {
+		ix_json_str(&r->mjson, c->string);
+		dbp_buf_addc(&r->mjson, ':');
+		ix_json_compact(&r->mjson, c);
+		dbp_buf_addc(&r->mjson, ',');
+	}
+	ix_json_str(&r->mjson, "tables");
+	dbp_buf_add(&r->mjson, ":{", 2);
+	return r->mjson.failed ? dbp_fail(r->d, "out of memory") : 0;
+}
+
+/* One entry of `tables`: a table of the plan, its row, its JSON. */
+static int
+ox_stream_entry(void *arg, const char *fqn, const cJSON *e)
+{
+	struct ox_run *r = arg;
+	struct ox_table *t, *grown;
+	size_t cap;
+
+	/* A table named twice: a Python dict keeps the later entry in the
+	 * first one's place; the whole tree says so. */
+	if (ix_map_get(&r->now, fqn) != NULL)
+		return 1;
+	if (r->ntabs == r->tabcap) {
+		cap = r->tabcap == 0 ? 1024 : r->tabcap * 2;
+		if ((grown = realloc(r->tabs, cap * sizeof(*grown))) == NULL)
+			return dbp_fail(r->d, "out of memory");
+		memset(grown + r->tabcap, 0, (cap - r->tabcap) *
+		    sizeof(*grown));
+		r->tabs = grown;
+		r->tabcap = cap;
+	}
+	t = &r->tabs[r->ntabs++];
+	if (ox_plan_entry(r, t, (int)r->ntabs - 1, fqn, e) == -1)
+		return -1;
+	/* the key is t's own copy, which the tabs' growth does not move */
+	if (ix_map_put(&r->now, t->fqn, (void *)(uintptr_t)r->ntabs) == -1)
+		return dbp_fail(r->d, "out of memory");
+	if (ox_put_table_entry(r, r->w, t) == -1)
+		return -1;
+	if (r->ntabs > 1)
+		dbp_buf_addc(&r->mjson, ',');
+	ix_json_str(&r->mjson, fqn);
+	dbp_buf_addc(&r->mjson, ':');
+	ix_json_compact(&r->mjson, e);
+	return r->mjson.failed ? dbp_fail(r->d, "out of memory") : 0;
+}
+
+/* The streamed manifest's JSON whole: its members after `tables`, read
+ * from doc (which holds `tables` as {}).  malloc'd; NULL on OOM. */
+static char *
+ox_stream_json(struct ox_run *r, const cJSON *doc)
+{
+	const cJSON *c;
+
+	dbp_buf_addc(&r->mjson, '}');
+	c = cJSON_GetObjectItemCaseSensitive(doc, "tables");
+	for (c = c != NULL ? c->next : NULL; c != NULL; c = c->next) {
+		dbp_buf_addc(&r->mjson, ',');
+		ix_json_str(&r->mjson, c->string);
+		dbp_buf_addc(&r->mjson, ':');
+		ix_json_compact(&r->mjson, c);
+	}
+	dbp_buf_addc(&r->mjson, '}');
+	return dbp_buf_take(&r->mjson);
+}
+
+/* Streaming was given up: drop the tables the entries read made, and the
+ * rows of those the index did not hold (the others' rows are written
+ * again, or removed, from the tree).  0, or -1 when a row cannot be. */
+static int
+ox_stream_undo(struct ox_run *r)
+{
+	sqlite3_stmt *s = r->w->st[S_TAB_DEL];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < r->ntabs; i++) {
+		if (rc == 0 && ix_map_get(&r->oldtab, r->tabs[i].fqn) == NULL) {
+			sqlite3_bind_text(s, 1, r->tabs[i].fqn, -1,
+			    SQLITE_STATIC);
+			rc = ox_done(r->db, s, r->d);
+		}
+		ox_table_free(&r->tabs[i]);
+	}
+	free(r->tabs);
+	r->tabs = NULL;
+	r->ntabs = r->tabcap = 0;
+	ix_map_free(&r->now);
+	dbp_buf_release(&r->mjson);
+	return rc;
+}
+
+static cJSON *
+ox_stream_manifest(struct ox_run *r, struct ox_file *f, struct dbp_diag *d)
+{
+	struct dbp_ystream ys;
+	cJSON *doc;
+
+	memset(&ys, 0, sizeof(ys));
+	ys.member = "tables";
+	ys.begin = ox_stream_begin;
+	ys.fn = ox_stream_entry;
+	ys.arg = r;
+	r->now.borrowed = 1;
+	dbp_buf_init(&r->mjson, DBP_MAX_DOC_JSON);
+	doc = dbp_ydoc_parse_stream(f->buf, f->len, &f->arena, &ys, d);
+	r->streamed = ys.streamed == 1;
+	if (ys.streamed == -1) {
+		r->stream_err = 1;
+		dbp_fail(d, "%s", r->d->msg);
+	}
+	if (ys.streamed != 1 && ox_stream_undo(r) == -1)
+		r->stream_err = 1;
+	return doc;
+}
+
+/* Examine the changed manifest, its tables streamed into the plan and
+ * their rows (the writer and r->oldtab ready).  0, or -1 when the run
+ * fails; a manifest that does not parse is not that, but its status. */
+static int
+ox_examine_manifest(struct ox_run *r, struct ox_w *w, struct ox_file *mf)
+{
+	r->w = w;
+	r->stream = 1;
+	ox_examine(r, mf);
+	r->stream = 0;
+	return r->stream_err ? -1 : 0;
 }
 
 /* The followable and artifacts of the planned tables [lo, hi), when the
@@ -2251,6 +2466,8 @@ ox_run_free(struct ox_run *r)
 	sqlite3_finalize(r->old_dir);
 	ox_chunks_free(r);
 	ox_oldtab_free(&r->oldtab);
+	ix_map_free(&r->now);
+	dbp_buf_release(&r->mjson);
 	ix_safety_free(&r->safe);
 }
 
@@ -2324,19 +2541,22 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	if (ox_conn_files(&r) == -1)
 		goto out;
 	mf = &r.cf[IX_MANIFEST];
-	if (mf->outcome == O_CHANGED) {
-		r.manifest_parsed = 1;
-		/* A small page cache while the tree lives (back below). */
-		cache = ix_cache_cap(db, DBP_MANIFEST_CACHE_KIB);
-		ox_examine(&r, mf);
-	}
-	ox_annot_declared(&r);
 	if (ox_w_open(&r, &w) == -1)
 		goto out;
-	if (r.manifest_parsed) {
-		if (ox_load_tables(&r) == -1)
+	if (mf->outcome == O_CHANGED) {
+		r.manifest_parsed = 1;
+		/* A small page cache while the manifest's plan and JSON
+		 * (and, when it is parsed whole, its tree) live (back
+		 * below). */
+		cache = ix_cache_cap(db, DBP_MANIFEST_CACHE_KIB);
+		if (ox_load_tables(&r) == -1 ||
+		    ox_examine_manifest(&r, &w, mf) == -1)
 			goto out;
-		if (mf->doc != NULL && ox_plan_from_manifest(&r, mf->doc) == -1)
+	}
+	ox_annot_declared(&r);
+	if (r.manifest_parsed) {
+		if (!r.streamed && mf->doc != NULL &&
+		    ox_plan_from_manifest(&r, mf->doc) == -1)
 			goto out;
 		filter = NULL;
 	} else {
@@ -2410,11 +2630,17 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 	}
 	if (st != NULL && quick != 2)
 		st->files_total += others, st->files_unchanged += others;
-	/* The tables are written: their plan (~400 bytes a table) goes
-	 * before the text index is built. */
+	/* The tables are written: their plan (~400 bytes a table, the
+	 * array of them 180), the jobs' array and the directories looked
+	 * at (~70 bytes a table) go before the text index is built. */
 	for (i = 0; i < r.ntabs; i++)
 		ox_table_free(&r.tabs[i]);
-	r.ntabs = 0;
+	free(r.tabs);
+	r.tabs = NULL;
+	r.ntabs = r.tabcap = 0;
+	free(r.jobs);
+	r.jobs = NULL;
+	ix_map_free(&r.safe.dirs);
 	dbp_heap_trim();
 	if ((r.changed || r.full) && ix_grams_settle(db, r.full, d) == -1)
 		goto out;

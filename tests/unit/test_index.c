@@ -680,6 +680,111 @@ test_manifest_shapes(void **state)
 	assert_int_equal(st.nerrors, 0);
 }
 
+/* The manifest's files.doc is its whole document (as the exact parse
+ * reads it, spelled by ix_json_compact), however its tables were read. */
+static void
+doc_is_whole(const char *text)
+{
+	struct dbp_diag d;
+	struct dbp_buf b;
+	cJSON *v;
+
+	v = dbp_ydoc_parse_exact(text, strlen(text), &d);
+	assert_non_null(v);
+	dbp_buf_init(&b, 1 << 20);
+	ix_json_compact(&b, v);
+	assert_false(b.failed);
+	assert_string_equal(q("SELECT doc FROM files WHERE path = "
+	    "'manifest.yaml'"), b.ptr);
+	dbp_buf_release(&b);
+	cJSON_Delete(v);
+}
+
+#define TABLES_IN_ORDER	"SELECT group_concat(fqn, ' ') FROM (SELECT fqn " \
+	    "FROM tables ORDER BY ord)"
+
+/* A changed manifest's tables are read one entry at a time (each its
+ * plan and row, then gone); one the one-pass reader gives up on is read
+ * whole, after what its entries made is undone. */
+static void
+test_manifest_streamed(void **state)
+{
+	static const char after[] =
+	    "tables:\n"
+	    "  s.t1: {path: s/t1, artifacts: {statistics: statistics.yaml}}\n"
+	    "  s.t2: {artifacts: {statistics: statistics.yaml}}\n"
+	    "failed_tables: [s.t2]\n"
+	    "format_version: 1\n";
+	static const char twice[] =
+	    "tables:\n"
+	    "  s.t2: {artifacts: {statistics: statistics.yaml}}\n"
+	    "  s.t1: {type: view}\n"
+	    "  s.t2: {type: table, path: s/t1, artifacts: "
+	    "{statistics: statistics.yaml}}\n";
+	static const char anchored[] =
+	    "tables:\n"
+	    "  s.new: {path: s/t2, artifacts: {statistics: statistics.yaml}}\n"
+	    "  s.t1: &e {artifacts: {statistics: statistics.yaml}}\n"
+	    "  s.t2: *e\n";
+	static const char broken[] =
+	    "tables:\n"
+	    "  s.new: {path: s/t2}\n"
+	    "  s.t1: {}\n"
+	    "  s.t3: [\n";
+	long ncols;
+
+	(void)state;
+	base_print();
+	run();
+	doc_is_whole(manifest);
+	ncols = qi("SELECT count(*) FROM columns WHERE table_fqn = 's.t1'");
+	assert_true(ncols > 0);
+	/* members after `tables` */
+	put("manifest.yaml", after);
+	run();
+	assert_int_equal(st.nerrors, 0);
+	doc_is_whole(after);
+	assert_string_equal(q(TABLES_IN_ORDER), "s.t1 s.t2");
+	assert_string_equal(q("SELECT group_concat(fqn) FROM failed_tables"),
+	    "s.t2");
+	assert_int_equal(qi("SELECT count(*) FROM columns WHERE table_fqn = "
+	    "'s.t1'"), ncols);
+	/* a table named twice: the later entry in the first one's place */
+	put("manifest.yaml", twice);
+	run();
+	doc_is_whole(twice);
+	assert_string_equal(q(TABLES_IN_ORDER), "s.t2 s.t1");
+	assert_string_equal(q("SELECT type || '|' || dir FROM tables WHERE "
+	    "fqn = 's.t2'"), "table|s/t1");
+	assert_string_equal(q("SELECT type FROM tables WHERE fqn = 's.t1'"),
+	    "view");
+	/* an anchor after an entry was read: the tree decides */
+	put("manifest.yaml", anchored);
+	run();
+	doc_is_whole(anchored);
+	assert_string_equal(q(TABLES_IN_ORDER), "s.new s.t1 s.t2");
+	assert_string_equal(q("SELECT group_concat(dir, ' ') FROM (SELECT dir "
+	    "FROM tables ORDER BY ord)"), "s/t2 s/t1 s/t2");
+	assert_int_equal(qi("SELECT count(*) FROM artifacts"), 3);
+	/* an error after two entries were read: no table stays, neither
+	 * the one new nor the ones the index held */
+	put("manifest.yaml", broken);
+	run();
+	assert_true(strncmp(err_of("manifest.yaml"),
+	    "R/manifest.yaml: YAML parse error: ", 35) == 0);
+	assert_int_equal(qi("SELECT count(*) FROM tables"), 0);
+	assert_int_equal(qi("SELECT count(*) FROM artifacts"), 0);
+	assert_int_equal(qi("SELECT count(*) FROM files WHERE table_fqn IS NOT "
+	    "NULL"), 0);
+	/* mended: all back */
+	base_print();
+	run();
+	assert_int_equal(st.nerrors, 0);
+	assert_int_equal(st.tables, 3);
+	doc_is_whole(manifest);
+	assert_string_equal(q(TABLES_IN_ORDER), "s.t1 s.t2 s.str");
+}
+
 static void
 test_schema_errors(void **state)
 {
@@ -1173,6 +1278,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_edges_rows, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_parse_and_shape, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_manifest_streamed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_manifest_shapes, setup,
 		    teardown),
