@@ -33,6 +33,19 @@
 
 static int arenas;	/* trees freed by their arena */
 
+/* "ERROR: " and d's message, malloc'd. */
+static char *
+errtext(const struct dbp_diag *d)
+{
+	char *out;
+
+	assert_true(d->msg[0] != '\0');
+	out = malloc(strlen(d->msg) + 8);
+	assert_non_null(out);
+	sprintf(out, "ERROR: %s", d->msg);
+	return out;
+}
+
 /* What a loader gave: v's compact JSON, or "ERROR: " and d's message;
  * malloc'd.  v is freed as dbp_ydoc_parse_arena's contract says: by arena
  * a when it holds chunks, else by cJSON_Delete. */
@@ -43,11 +56,7 @@ outcome_of(cJSON *v, const struct dbp_diag *d, struct dbp_arena *a)
 
 	if (v == NULL) {
 		assert_true(a == NULL || a->chunks == NULL);
-		assert_true(d->msg[0] != '\0');
-		out = malloc(strlen(d->msg) + 8);
-		assert_non_null(out);
-		sprintf(out, "ERROR: %s", d->msg);
-		return out;
+		return errtext(d);
 	}
 	out = dbp_json_dump(v, DBP_JSON_COMPACT);
 	assert_non_null(out);
@@ -184,10 +193,8 @@ outcome_stream(const char *buf, size_t len, struct got *g, int *streamed)
 	v = dbp_ydoc_parse_stream(buf, len, &a, &s, &d);
 	*streamed = s.streamed;
 	if (v == NULL) {
-		assert_true(s.streamed <= 0);
-		out = malloc(strlen(d.msg) + 8);
-		assert_non_null(out);
-		sprintf(out, "ERROR: %s", d.msg);
+		assert_true(s.streamed == 0);	/* fn never stops here */
+		out = errtext(&d);
 	} else {
 		assert_true(s.streamed == 0 || s.streamed == 1);
 		out = spliced(v, s.streamed == 1 ? g->entries : NULL);
@@ -212,18 +219,26 @@ outcome_exact_ix(const char *buf, size_t len)
 	char *out;
 
 	d.msg[0] = '\0';
-	if ((v = dbp_ydoc_parse_exact(buf, len, &d)) == NULL) {
-		out = malloc(strlen(d.msg) + 8);
-		assert_non_null(out);
-		sprintf(out, "ERROR: %s", d.msg);
-		return out;
-	}
+	if ((v = dbp_ydoc_parse_exact(buf, len, &d)) == NULL)
+		return errtext(&d);
 	out = spliced(v, NULL);
 	cJSON_Delete(v);
 	return out;
 }
 
 static int compared, differed, streams;
+
+/* Count and say it when two outcomes of name differ. */
+static void
+agree(const char *name, const char *what, const char *got,
+    const char *want)
+{
+	if (strcmp(got, want) == 0)
+		return;
+	differed++;
+	print_error("%s: %s and exact differ:\n%.300s\n--\n%.300s\n", name,
+	    what, got, want);
+}
 
 /* Compare both paths on buf; name says where it came from. */
 static void
@@ -237,16 +252,8 @@ same(const char *name, const char *buf, size_t len)
 	exact = outcome(dbp_ydoc_parse_exact, buf, len);
 	arena = outcome_arena(buf, len);
 	compared++;
-	if (strcmp(fast, exact) != 0) {
-		differed++;
-		print_error("%s: one pass and exact differ:\n%.300s\n--\n"
-		    "%.300s\n", name, fast, exact);
-	}
-	if (strcmp(arena, exact) != 0) {
-		differed++;
-		print_error("%s: arena and exact differ:\n%.300s\n--\n"
-		    "%.300s\n", name, arena, exact);
-	}
+	agree(name, "one pass", fast, exact);
+	agree(name, "arena", arena, exact);
 	free(fast);
 	free(exact);
 	free(arena);
@@ -255,11 +262,7 @@ same(const char *name, const char *buf, size_t len)
 	stream = outcome_stream(buf, len, &g, &streamed);
 	exact = outcome_exact_ix(buf, len);
 	streams += streamed == 1;
-	if (strcmp(stream, exact) != 0) {
-		differed++;
-		print_error("%s: streamed and exact differ:\n%.300s\n--\n"
-		    "%.300s\n", name, stream, exact);
-	}
+	agree(name, "streamed", stream, exact);
 	free(stream);
 	free(exact);
 }
