@@ -115,7 +115,8 @@ struct ox_table {
 					 * own, any other a copy
 					 * (ox_name) */
 	const cJSON	*entry;		/* borrowed from the manifest's tree
-					 * until its row is written */
+					 * (or, streamed, its entry's scratch
+					 * arena) until its row is written */
 	int		 row_followable;	/* what its tables row says */
 	struct ox_file	*f;		/* IX_NTABLE_FILES, TF(); NULL until
 					 * the table's batch (ox_files) */
@@ -2101,8 +2102,8 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 		if (ix_map_reserve(&r->now, r->ntabs) == -1)
 			goto oom;
 		for (i = 0; i < r->ntabs; i++)
-			if (ix_map_put(&r->now, r->tabs[i].fqn, &r->tabs[i]) ==
-			    -1)
+			if (ix_map_put(&r->now, r->tabs[i].fqn,
+			    (void *)(uintptr_t)(i + 1)) == -1)
 				goto oom;
 	}
 	/* Tables gone from the manifest. */
@@ -2183,6 +2184,10 @@ ox_stream_begin(void *arg, const cJSON *root)
 	return r->mjson.failed ? dbp_fail(r->d, "out of memory") : 0;
 }
 
+/* The plan's first room, in tables, when the manifest streams; it
+ * doubles. */
+#define OX_TABS_FIRST	1024
+
 /* One entry of `tables`: a table of the plan, its row, its JSON. */
 static int
 ox_stream_entry(void *arg, const char *fqn, const cJSON *e)
@@ -2196,7 +2201,7 @@ ox_stream_entry(void *arg, const char *fqn, const cJSON *e)
 	if (ix_map_get(&r->now, fqn) != NULL)
 		return 1;
 	if (r->ntabs == r->tabcap) {
-		cap = r->tabcap == 0 ? 1024 : r->tabcap * 2;
+		cap = r->tabcap == 0 ? OX_TABS_FIRST : r->tabcap * 2;
 		if ((grown = realloc(r->tabs, cap * sizeof(*grown))) == NULL)
 			return dbp_fail(r->d, "out of memory");
 		memset(grown + r->tabcap, 0, (cap - r->tabcap) *

@@ -1733,6 +1733,13 @@ ydoc_fast_rehash(struct yflevel *l)
 	return 0;
 }
 
+/* What a dbp_ystream callback's 0, 1 or -1 means to the one-pass path. */
+static int
+ydoc_fast_said(int rc)
+{
+	return rc == 0 ? 0 : rc == 1 ? YF_BAIL : YF_STOP;
+}
+
 /* A complete entry v of the streamed member (level l) to its fn; its
  * nodes go with the scratch arena.  0, YF_BAIL or YF_STOP. */
 static int
@@ -1745,7 +1752,7 @@ ydoc_fast_entry(struct yfast *f, struct yflevel *l, cJSON *v)
 	rc = f->s->fn(f->s->arg, v->string, v);
 	dbp_arena_reset(&f->scratch);
 	f->y->arena = f->arena;
-	return rc == 0 ? 0 : rc == 1 ? YF_BAIL : YF_STOP;
+	return ydoc_fast_said(rc);
 }
 
 /* Hang the complete value v (owned) under the open container, or make it
@@ -1918,8 +1925,7 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 			l->streamed = f->opened = 1;
 			if (f->s->begin != NULL) {
 				rc = f->s->begin(f->s->arg, f->lv[0].c);
-				return rc == 0 ? 0 : rc == 1 ? YF_BAIL :
-				    YF_STOP;
+				return ydoc_fast_said(rc);
 			}
 		}
 		return 0;
