@@ -13,7 +13,7 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 10
+-- SCHEMA_VERSION 11
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
@@ -53,7 +53,10 @@ CREATE TABLE files (
 						-- tables, columns and column_values
 						-- rows; dbprint-serve reads the file
 						-- itself, checked against hash), text
-						-- files and failed parses
+						-- files and failed parses.
+						-- manifest.yaml's holds its tables
+						-- member as {}: each entry is its
+						-- tables row's entry
 );
 CREATE INDEX files_by_table ON files(table_fqn);
 -- The identity of every file, read at the start of each run without
@@ -232,9 +235,10 @@ CREATE INDEX columns_non_ascii ON columns(table_fqn)
 CREATE INDEX value_notes_non_ascii ON value_notes(table_fqn, name)
     WHERE length(CAST(note AS BLOB)) > length(note);
 CREATE INDEX tables_unreadable ON tables(fqn)
-    WHERE stats_status IN ('parse_error', 'too_large', 'unreadable')
-    OR annot_status IN ('parse_error', 'schema_error', 'too_large',
-    'unreadable');
+    WHERE stats_status = 'parse_error' OR stats_status = 'too_large'
+    OR stats_status = 'unreadable' OR annot_status = 'parse_error'
+    OR annot_status = 'schema_error' OR annot_status = 'too_large'
+    OR annot_status = 'unreadable';
 CREATE INDEX tables_disabled ON tables(fqn) WHERE disabled IS NOT NULL;
 CREATE INDEX tables_catalog_only ON tables(fqn) WHERE catalog_only = 1;
 

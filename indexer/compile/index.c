@@ -153,7 +153,6 @@ struct ox_run {
 	int		 stream_err;	/* a callback failed: the run fails */
 	size_t		 tabcap;	/* room in tabs */
 	struct ix_map	 now;		/* fqn -> its table's index + 1 */
-	struct dbp_buf	 mjson;		/* the manifest's compact JSON */
 	struct ox_w	*w;		/* the writer, for the tables rows */
 	struct ox_table	**jobs;
 	size_t		 njobs;
@@ -950,6 +949,38 @@ ox_compact(const cJSON *doc)
 	return dbp_buf_take(&b);
 }
 
+/*
+ * The manifest's files.doc: its document with the `tables` member, a
+ * mapping by then (ox_shape), written as {} in its place.  Each entry is
+ * its table's row (tables.entry, in tables.ord order): stored whole as
+ * well, the entries were 25 MB of a 100,000-table index, and that JSON
+ * and SQLite's copy of it were the part of a build's memory that grew
+ * with the print.  malloc'd; NULL on OOM.
+ */
+static char *
+ox_compact_manifest(const cJSON *doc)
+{
+	struct dbp_buf b;
+	const cJSON *c;
+
+	if (!cJSON_IsObject(doc))
+		return ox_compact(doc);
+	dbp_buf_init(&b, DBP_MAX_DOC_JSON);
+	dbp_buf_addc(&b, '{');
+	for (c = doc->child; c != NULL; c = c->next) {
+		if (c != doc->child)
+			dbp_buf_addc(&b, ',');
+		ix_json_str(&b, c->string);
+		dbp_buf_addc(&b, ':');
+		if (strcmp(c->string, "tables") == 0 && cJSON_IsObject(c))
+			dbp_buf_add(&b, "{}", 2);
+		else
+			ix_json_compact(&b, c);
+	}
+	dbp_buf_addc(&b, '}');
+	return dbp_buf_take(&b);
+}
+
 /* The shape rule of a parsed document; NULL when fine, else the reason
  * (static or in buf). */
 static const char *
@@ -977,7 +1008,6 @@ ox_shape(int kind, const cJSON *doc, char *buf, size_t n)
 
 static cJSON *ox_stream_manifest(struct ox_run *, struct ox_file *,
     struct dbp_diag *);
-static char *ox_stream_json(struct ox_run *, const cJSON *);
 
 /* Compute a file's status, error and document (reading it when needed).
  * Never touches the index, but for a manifest whose tables stream
@@ -1055,8 +1085,8 @@ ox_examine(struct ox_run *r, struct ox_file *f)
 	 * context shows it (dbp_stats_read, checked against files.hash).
 	 * Kept, it was 40% of the index's bytes and of what a build wrote,
 	 * and 4% of a 10,000-table build's CPU. */
-	if (f->kind == IX_MANIFEST && r->streamed)
-		f->docjson = ox_stream_json(r, f->doc);
+	if (f->kind == IX_MANIFEST)
+		f->docjson = ox_compact_manifest(f->doc);
 	else if (f->kind != IX_STATS)
 		f->docjson = ox_compact(f->doc);
 	if (strcmp(f->status, "ok") != 0)
@@ -2155,8 +2185,8 @@ out:
 
 /*
  * A changed manifest's tables, streamed (dbp_ydoc_parse_stream): each
- * entry, as it is read, becomes a table of the plan and its tables row,
- * and its JSON joins the manifest's; then its tree goes.  On a
+ * entry, as it is read, becomes a table of the plan and its tables row;
+ * then its tree goes.  On a
  * 100,000-table print the tree of the whole manifest was ~120 MB and
  * the largest part of a build's peak memory.  A manifest the one-pass
  * reader gives up on (an anchor, a repeated table, a YAML error) is
@@ -2164,31 +2194,11 @@ out:
  * made is undone first (ox_stream_undo).
  */
 
-/* Before the first entry: the members the manifest has before `tables`,
- * into its JSON. */
-static int
-ox_stream_begin(void *arg, const cJSON *root)
-{
-	struct ox_run *r = arg;
-	const cJSON *c;
-
-	dbp_buf_addc(&r->mjson, '{');
-	for (c = root->child; c != NULL; c = c->next) {
-		ix_json_str(&r->mjson, c->string);
-		dbp_buf_addc(&r->mjson, ':');
-		ix_json_compact(&r->mjson, c);
-		dbp_buf_addc(&r->mjson, ',');
-	}
-	ix_json_str(&r->mjson, "tables");
-	dbp_buf_add(&r->mjson, ":{", 2);
-	return r->mjson.failed ? dbp_fail(r->d, "out of memory") : 0;
-}
-
 /* The plan's first room, in tables, when the manifest streams; it
  * doubles. */
 #define OX_TABS_FIRST	1024
 
-/* One entry of `tables`: a table of the plan, its row, its JSON. */
+/* One entry of `tables`: a table of the plan and its row. */
 static int
 ox_stream_entry(void *arg, const char *fqn, const cJSON *e)
 {
@@ -2215,33 +2225,7 @@ ox_stream_entry(void *arg, const char *fqn, const cJSON *e)
 	/* the key is t's own copy, which the tabs' growth does not move */
 	if (ix_map_put(&r->now, t->fqn, (void *)(uintptr_t)r->ntabs) == -1)
 		return dbp_fail(r->d, "out of memory");
-	if (ox_put_table_entry(r, r->w, t) == -1)
-		return -1;
-	if (r->ntabs > 1)
-		dbp_buf_addc(&r->mjson, ',');
-	ix_json_str(&r->mjson, fqn);
-	dbp_buf_addc(&r->mjson, ':');
-	ix_json_compact(&r->mjson, e);
-	return r->mjson.failed ? dbp_fail(r->d, "out of memory") : 0;
-}
-
-/* The streamed manifest's JSON whole: its members after `tables`, read
- * from doc (which holds `tables` as {}).  malloc'd; NULL on OOM. */
-static char *
-ox_stream_json(struct ox_run *r, const cJSON *doc)
-{
-	const cJSON *c;
-
-	dbp_buf_addc(&r->mjson, '}');
-	c = cJSON_GetObjectItemCaseSensitive(doc, "tables");
-	for (c = c != NULL ? c->next : NULL; c != NULL; c = c->next) {
-		dbp_buf_addc(&r->mjson, ',');
-		ix_json_str(&r->mjson, c->string);
-		dbp_buf_addc(&r->mjson, ':');
-		ix_json_compact(&r->mjson, c);
-	}
-	dbp_buf_addc(&r->mjson, '}');
-	return dbp_buf_take(&r->mjson);
+	return ox_put_table_entry(r, r->w, t);
 }
 
 /* Streaming was given up: drop the tables the entries read made, and the
@@ -2266,7 +2250,6 @@ ox_stream_undo(struct ox_run *r)
 	r->tabs = NULL;
 	r->ntabs = r->tabcap = 0;
 	ix_map_free(&r->now);
-	dbp_buf_release(&r->mjson);
 	return rc;
 }
 
@@ -2278,11 +2261,9 @@ ox_stream_manifest(struct ox_run *r, struct ox_file *f, struct dbp_diag *d)
 
 	memset(&ys, 0, sizeof(ys));
 	ys.member = "tables";
-	ys.begin = ox_stream_begin;
 	ys.fn = ox_stream_entry;
 	ys.arg = r;
 	r->now.borrowed = 1;
-	dbp_buf_init(&r->mjson, DBP_MAX_DOC_JSON);
 	doc = dbp_ydoc_parse_stream(f->buf, f->len, &f->arena, &ys, d);
 	r->streamed = ys.streamed == 1;
 	if (ys.streamed == -1) {
@@ -2472,7 +2453,6 @@ ox_run_free(struct ox_run *r)
 	ox_chunks_free(r);
 	ox_oldtab_free(&r->oldtab);
 	ix_map_free(&r->now);
-	dbp_buf_release(&r->mjson);
 	ix_safety_free(&r->safe);
 }
 

@@ -77,177 +77,12 @@ tc_release(struct ctx *x)
 	free(x->edges);
 }
 
-/*
- * The manifest document's top-level "adapter" when it is a string
- * (json_extract(doc, '$.adapter') as TEXT), read through the blob API in
- * TC_DOC_CHUNK pieces with a scanner that only follows the top-level
- * keys: the document of a 100,000-table manifest is 30 MB, which
- * json_extract would hold, parsed, at once.  *adapter is the malloc'd
- * value or NULL.  0; -1 when the scan cannot decide (a top-level key
- * holding an escape, a value past TC_ADAPTER_MAX, a read error): the
- * caller asks json_extract, as for a mapping or list value (whose JSON
- * json_extract gives as text).
- */
-#define TC_DOC_CHUNK	65536
-#define TC_ADAPTER_MAX	4096
-#define TC_KEY_MAX	64
-
-struct tc_scan {
-	int	depth;		/* brackets open, outside strings */
-	int	in_str, esc;	/* inside a string; after a backslash */
-	int	expect_key;	/* at depth 1: the next string is a key */
-	int	key;		/* the string being read is a depth-1 key */
-	int	want;		/* the key just read is "adapter" */
-	int	val;		/* reading adapter's string value */
-	int	undecided;	/* fall back to json_extract */
-	int	done;
-	char	kbuf[TC_KEY_MAX];
-	size_t	klen;
-	char	vbuf[TC_ADAPTER_MAX + 2];
-	size_t	vlen;
-};
-
-/* Feed one byte; sets done (vlen > 0 when the value is a string). */
-static void
-tc_scan_byte(struct tc_scan *t, char ch)
-{
-	if (t->in_str) {
-		if (t->val && t->vlen < sizeof(t->vbuf))
-			t->vbuf[t->vlen++] = ch;
-		else if (t->val)
-			t->undecided = t->done = 1;
-		if (t->esc) {
-			t->esc = 0;
-			return;
-		}
-		if (ch == '\\') {
-			t->esc = 1;
-			if (t->key)
-				t->undecided = t->done = 1;
-			return;
-		}
-		if (ch == '"') {
-			t->in_str = 0;
-			if (t->val)
-				t->done = 1;
-			else if (t->key) {
-				t->key = 0;
-				t->want = t->klen == 7 &&
-				    memcmp(t->kbuf, "adapter", 7) == 0;
-			}
-			return;
-		}
-		if (t->key) {
-			if (t->klen < sizeof(t->kbuf))
-				t->kbuf[t->klen++] = ch;
-			else
-				t->klen = sizeof(t->kbuf) + 1;	/* too long */
-		}
-		return;
-	}
-	if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-		return;
-	if (t->depth == 1 && t->want && ch != ':') {
-		/* adapter's value starts here */
-		if (ch == '{' || ch == '[') {
-			/* json_extract gives a container's JSON as text */
-			t->undecided = t->done = 1;
-			return;
-		}
-		if (ch != '"') {
-			t->done = 1;	/* a scalar, not a string: none */
-			return;
-		}
-		t->val = t->in_str = 1;
-		t->vbuf[t->vlen++] = ch;
-		return;
-	}
-	switch (ch) {
-	case '"':
-		t->in_str = 1;
-		if (t->depth == 1 && t->expect_key) {
-			t->key = 1;
-			t->klen = 0;
-			t->expect_key = 0;
-		}
-		break;
-	case '{':
-	case '[':
-		if (++t->depth == 1)
-			t->expect_key = 1;
-		break;
-	case '}':
-	case ']':
-		if (--t->depth <= 0)
-			t->done = 1;	/* the end: no adapter */
-		break;
-	case ',':
-		if (t->depth == 1)
-			t->expect_key = 1;
-		break;
-	default:
-		break;
-	}
-}
-
-static int
-tc_adapter_scan(sqlite3 *db, char **adapter)
-{
-	struct tc_scan *t = NULL;
-	sqlite3_stmt *st = NULL;
-	sqlite3_blob *b = NULL;
-	sqlite3_int64 rowid = 0;
-	char buf[TC_DOC_CHUNK];
-	cJSON *v;
-	int n, off, total, i, r = -1, have = 0;
-
-	*adapter = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT rowid, typeof(doc) FROM files "
-	    "WHERE path = 'manifest.yaml'", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		rowid = sqlite3_column_int64(st, 0);
-		have = sqlite3_column_text(st, 1) != NULL && strcmp((const char *)
-		    sqlite3_column_text(st, 1), "text") == 0;
-	}
-	sqlite3_finalize(st);
-	if (!have)
-		return -1;
-	if ((t = calloc(1, sizeof(*t))) == NULL ||
-	    sqlite3_blob_open(db, "main", "files", "doc", rowid, 0, &b) !=
-	    SQLITE_OK)
-		goto out;
-	total = sqlite3_blob_bytes(b);
-	for (off = 0; off < total && !t->done; off += n) {
-		n = total - off < (int)sizeof(buf) ? total - off :
-		    (int)sizeof(buf);
-		if (sqlite3_blob_read(b, buf, n, off) != SQLITE_OK)
-			goto out;
-		for (i = 0; i < n && !t->done; i++)
-			tc_scan_byte(t, buf[i]);
-	}
-	if (t->undecided)
-		goto out;
-	r = 0;
-	if (t->val && t->done && t->vlen >= 2) {
-		/* the string's JSON spelling, decoded */
-		if ((v = cJSON_ParseWithLength(t->vbuf, t->vlen)) == NULL ||
-		    !cJSON_IsString(v) ||
-		    (*adapter = strdup(v->valuestring)) == NULL)
-			r = -1;
-		cJSON_Delete(v);
-	}
-out:
-	if (b != NULL)
-		sqlite3_blob_close(b);
-	free(t);
-	return r;
-}
-
-/* The manifest must be readable for any table to be known (spec 8.2);
- * its adapter (tc_adapter_scan) is cached per manifest version, since
- * reading it from a 10,000-table manifest costs more than the rest of
- * the call.  The cache
- * is shared by the HTTP transport's worker threads, hence the lock. */
+/* The manifest must be readable for any table to be known (spec 8.2).
+ * Its top-level adapter, when a string, is json_extract's over the
+ * manifest's document, which holds no table entry (schema 11: its tables
+ * member is {}), cached per manifest version all the same: a header may
+ * still be large (a long failed_tables list).  The cache is shared by
+ * the HTTP transport's worker threads, hence the lock. */
 static int
 tc_manifest(struct ctx *x)
 {
@@ -295,16 +130,15 @@ tc_manifest(struct ctx *x)
 		goto done;
 	}
 	pthread_mutex_unlock(&mu);
-	if (tc_adapter_scan(x->db, &x->adapter) == -1) {
-		free(x->adapter);
-		x->adapter = NULL;
-		if (sqlite3_prepare_v2(x->db, "SELECT json_extract(doc, "
-		    "'$.adapter') FROM files WHERE path = 'manifest.yaml'", -1,
-		    &st, NULL) == SQLITE_OK && sqlite3_step(st) ==
-		    SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-			x->adapter = tc_col(st, 0);
+	if (sqlite3_prepare_v2(x->db, "SELECT json_extract(doc, '$.adapter') "
+	    "FROM files WHERE path = 'manifest.yaml'", -1,
+	    &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) == SQLITE_TEXT &&
+	    (x->adapter = tc_col(st, 0)) == NULL) {
 		sqlite3_finalize(st);
+		goto oom;
 	}
+	sqlite3_finalize(st);
 	pthread_mutex_lock(&mu);
 	free(cached_adapter);
 	cached_adapter = x->adapter != NULL ? strdup(x->adapter) : NULL;

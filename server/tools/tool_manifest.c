@@ -8,10 +8,11 @@
  * order - is paged, and total counts the entries pattern matched.
  *
  * A page costs what it shows, whatever the manifest's size (30 MB at
- * 100,000 tables): the header is the document scanned past its tables
- * member, kept per index handle while the index does not change; the
- * entries are the tables rows' own JSON, walked in FQN order over the
- * pattern's literal prefix (a leading glob walks every FQN).
+ * 100,000 tables): the header is the indexed document, whose tables
+ * member the index writes as {} (schema 11), kept per index handle
+ * while the index does not change; the entries are the tables rows' own
+ * JSON, walked in FQN order over the pattern's literal prefix (a leading
+ * glob walks every FQN).
  */
 #define _POSIX_C_SOURCE	200809L
 

@@ -1131,9 +1131,11 @@ static int
 sc_head(struct sc *s, cJSON *head)
 {
 	static const char sql_unreadable[] = "SELECT fqn FROM tables "
-	    "WHERE +walkable = 1 AND (stats_status IN ('parse_error', "
-	    "'too_large', 'unreadable') OR annot_status IN ('parse_error', "
-	    "'schema_error', 'too_large', 'unreadable')) ORDER BY fqn";
+	    "WHERE +walkable = 1 AND (stats_status = 'parse_error' OR "
+	    "stats_status = 'too_large' OR stats_status = 'unreadable' OR "
+	    "annot_status = 'parse_error' OR annot_status = 'schema_error' "
+	    "OR annot_status = 'too_large' OR annot_status = 'unreadable') "
+	    "ORDER BY fqn";
 	static const char sql_switched[] = "SELECT fqn FROM tables "
 	    "WHERE +walkable = 1 AND disabled IS NOT NULL AND "
 	    "json_valid(disabled) AND EXISTS (SELECT 1 FROM "

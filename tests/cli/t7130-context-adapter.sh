@@ -1,17 +1,16 @@
 #!/bin/sh
-# t7130-context-adapter.sh - get_table_context's "Adapter:" line reads the
-# manifest's top-level adapter by scanning its document in pieces
-# (tool_context.c, tc_adapter_scan) instead of json_extract, which holds
-# the whole document parsed (30 MB on a 100,000-table print).  For each
-# manifest below, the line must say what json_extract(doc, '$.adapter')
-# says of the indexed document when that is text, or be absent:
+# t7130-context-adapter.sh - get_table_context's "Adapter:" line is the
+# manifest's top-level adapter when that is text, as
+# json_extract(doc, '$.adapter') reads it from the indexed document
+# (tool_context.c, tc_manifest), or absent.  Since schema 11 that
+# document holds its tables member as {}, so the reading costs what the
+# header holds.  The manifests below:
 #   - adapter near the top (as dbprint writes it);
 #   - adapter last, after the whole tables mapping, with quotes,
 #     backslashes and non-ASCII in its value;
 #   - a nested "adapter" key before the top-level one;
 #   - adapter a number, adapter null, a mapping, no adapter at all;
-#   - a top-level key holding an escape (the scan gives up; json_extract
-#     answers).
+#   - a top-level key holding an escape.
 . "$(dirname "$0")/../lib.sh"
 
 P=$T/p

@@ -71,13 +71,15 @@ if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=5m tmpfs "$D" 2>/dev/null; th
 	exit 0
 fi
 trap 'umount "$D" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-# A small print fits (an index starts near 3 MB); the 200-table one does not.
+# A small print fits (its index and WAL, under 2 MB); a 600-table one
+# (~10 MB) does not, whatever a schema change saves.
 "$BUILD_ABS/gen-print" "$T/tiny" 3 3 >/dev/null
+"$BUILD_ABS/gen-print" "$T/big" 600 8 >/dev/null || fail "gen-print 600"
 $VG "$INDEX" --quiet --project "$T/tiny" --index "$D/i.sqlite"
 check_eq "a small index fits the 5 MiB disk" 0 $?
 I=$D/i.sqlite
 small=$(counts)
-$VG "$INDEX" --quiet --project "$T/g" --index "$D/i.sqlite" 2>"$T/full.err"
+$VG "$INDEX" --quiet --project "$T/big" --index "$D/i.sqlite" 2>"$T/full.err"
 check_eq "disk full while indexing: exit 2" 2 $?
 check_contains "and says why" "full" "$(cat "$T/full.err")"
 check_eq "disk full: the previous index is whole" ok "$(q 'PRAGMA integrity_check')"
