@@ -24,7 +24,7 @@
 #include "dbp_limits.h"
 
 #define DBP_VERSION		"0.1.0"	/* the one place the version lives */
-#define DBP_SCHEMA_VERSION	11	/* must equal SCHEMA_VERSION in schema.sql */
+#define DBP_SCHEMA_VERSION	12	/* must equal SCHEMA_VERSION in schema.sql */
 
 /* ------------------------------------------------------------------ */
 /* Diagnostics                                                          */

@@ -13,14 +13,16 @@
 --   * fqn is the dotted table name, the key of manifest.yaml's tables map.
 --   * Booleans are 0/1; NULL means "the print does not say".
 --
--- SCHEMA_VERSION 11
+-- SCHEMA_VERSION 12
 
 -- Facts about the index itself: key/value text.
 --   schema_version   SCHEMA_VERSION above
 --   connection       the connection name
 --   print_root       absolute path of the print root when indexed
---   print_version    XXH3-128 (hex) over every file's path and hash, in path
---                    order; cursors and resource versions pin to it
+--   print_version    the sum, modulo 2^128 (32 hex digits), of XXH3-128 over
+--                    each files row's path, a tab, its hash (else its
+--                    status) and a newline: a run moves it by the rows it
+--                    writes
 --   indexed_at       UTC time of the last run that changed anything (ISO 8601)
 --   tool_version     version of the dbprint-index that wrote it
 --   tables, columns  row counts of tables and columns after that run

@@ -244,7 +244,8 @@ b_json(sqlite3_stmt *s, int i, const cJSON *v)
 }
 
 int
-ix_writer_forget(struct ix_writer *w, const char *fqn, struct dbp_diag *d)
+ix_writer_forget(struct ix_writer *w, const char *fqn, long *ncols,
+    struct dbp_diag *d)
 {
 	static const int order[] = { W_GRAMS_STALE, W_GRAMS_DIRTY,
 	    W_DEL_VALUES, W_DEL_TRIGRAMS, W_DEL_COLUMNS, W_DEL_VNOTES,
@@ -252,10 +253,13 @@ ix_writer_forget(struct ix_writer *w, const char *fqn, struct dbp_diag *d)
 	size_t i;
 
 	w->d = d;
+	*ncols = 0;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		b_text(w->st[order[i]], 1, fqn);
 		if (w_step(w, order[i]) == -1)
 			return -1;
+		if (order[i] == W_DEL_COLUMNS)
+			*ncols = (long)sqlite3_changes(w->db);
 	}
 	return 0;
 }

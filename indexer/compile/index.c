@@ -18,14 +18,17 @@
  *      equal hashes only update the identity, a changed hash (or a file
  *      appearing, vanishing, or a changed manifest entry) re-parses the
  *      whole table and replaces every row derived from it;
- *   4. meta.print_version is recomputed over every file's path and hash.
+ *   4. meta is brought up to date: print_version (a sum over every
+ *      file's path and hash) and the columns count move by what the run
+ *      wrote, so a run that changes one table does not read every row
+ *      (ox_tally); a full run counts them.
  * Steps 2 and 3 take the tables DBP_PLAN_BATCH at a time, in manifest
  * order, and a batch's files, their previous rows (read from the index
  * per table directory, in path order) and their documents are freed
  * before the next batch is looked at.  Memory thus holds a batch and the
  * plan (~250 bytes a table), not the print; a changed manifest adds its
- * text and JSON while it is read (~570 bytes a table), never its tree
- * but when it must be parsed whole (an anchor, a repeated table).
+ * text while it is read (~320 bytes a table), never its tree but when it
+ * must be parsed whole (an anchor, a repeated table).
  * A run that fails rolls back: the previous index stays as it was.
  */
 #define _POSIX_C_SOURCE	200809L
@@ -156,6 +159,12 @@ struct ox_run {
 	struct ox_w	*w;		/* the writer, for the tables rows */
 	struct ox_table	**jobs;
 	size_t		 njobs;
+	/* meta kept by what the run writes (ox_tally): set from the
+	 * previous run's meta on a run that is not full */
+	int		 tally;		/* 0: ox_write_meta counts every row */
+	uint64_t	 pv[2];		/* print_version, low and high halves */
+	long long	 ncolumns;	/* meta columns */
+	long long	 ntables;	/* meta tables */
 	int		 changed;	/* anything written */
 	struct dbp_stats *st;
 	struct dbp_diag	*d;
@@ -1653,7 +1662,8 @@ ox_worker(void *arg)
 
 enum {
 	S_FILE, S_FILE_ID, S_FILES_DEL_TABLE, S_ART_INS, S_TAB_UPSERT,
-	S_TAB_FOLLOW, S_TAB_DEL, S_ART_DEL_TABLE, S_NSTMT
+	S_TAB_FOLLOW, S_TAB_DEL, S_ART_DEL_TABLE, S_FILE_WAS, S_FILES_OF_TABLE,
+	S_NSTMT
 };
 
 static const char *const ox_sql[S_NSTMT] = {
@@ -1677,6 +1687,11 @@ static const char *const ox_sql[S_NSTMT] = {
 	[S_TAB_FOLLOW] = "UPDATE tables SET followable = ?2 WHERE fqn = ?1",
 	[S_TAB_DEL] = "DELETE FROM tables WHERE fqn = ?1",
 	[S_ART_DEL_TABLE] = "DELETE FROM artifacts WHERE table_fqn = ?1",
+	/* what a files row held, for print_version (ox_tally) */
+	[S_FILE_WAS] = "SELECT coalesce(hash, status) FROM files WHERE "
+	    "path = ?1",
+	[S_FILES_OF_TABLE] = "SELECT path, coalesce(hash, status) FROM files "
+	    "WHERE table_fqn = ?1",
 };
 
 struct ox_w {
@@ -1719,6 +1734,123 @@ ox_bind_id(sqlite3_stmt *s, int first, const struct ox_file *f)
 	sqlite3_bind_int64(s, first + 3, id->mtime);
 }
 
+/*
+ * print_version is the sum, modulo 2^128, of XXH3-128 over each files
+ * row's path, a tab, its hash (its status when it has none) and a
+ * newline.  A sum moves by the rows a run writes: a run that is not full
+ * takes the previous run's value from meta and adds or takes away the
+ * share of each row it inserts, replaces or deletes (ox_tally_file,
+ * ox_del_files), so re-indexing one table does not read the 600,000
+ * files rows of a 100,000-table index (nor count its 3 million columns:
+ * ncolumns moves by the columns a table's rows lose and gain).  A full
+ * run sums every row (ox_write_meta).  A checksum that tells a print from
+ * another, not a commitment against crafted files.
+ */
+static int
+ox_pv_fold(uint64_t pv[2], const char *path, const char *v, int sign)
+{
+	char small[DBP_MAX_PATH + 64], *b = small;
+	size_t np = strlen(path), nv = strlen(v), n = np + nv + 2;
+	XXH128_hash_t h;
+	uint64_t borrow;
+
+	if (n > sizeof(small) && (b = malloc(n)) == NULL)
+		return -1;
+	memcpy(b, path, np);
+	b[np] = '\t';
+	memcpy(b + np + 1, v, nv);
+	b[n - 1] = '\n';
+	h = XXH3_128bits(b, n);
+	if (b != small)
+		free(b);
+	if (sign > 0) {
+		pv[0] += h.low64;
+		pv[1] += h.high64 + (pv[0] < h.low64);
+	} else {
+		borrow = pv[0] < h.low64;
+		pv[0] -= h.low64;
+		pv[1] -= h.high64 + borrow;
+	}
+	return 0;
+}
+
+/* The previous run's meta, to keep up to date: r->tally is 1 when
+ * print_version, tables and columns all read back. */
+static void
+ox_tally_open(struct ox_run *r)
+{
+	sqlite3_stmt *s;
+	const char *v;
+	char hi[17];
+
+	r->tally = 0;
+	if (ox_prep(r->db, "SELECT (SELECT value FROM meta WHERE key = "
+	    "'print_version'), (SELECT value FROM meta WHERE key = 'tables'), "
+	    "(SELECT value FROM meta WHERE key = 'columns')", &s, r->d) == -1)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    (v = (const char *)sqlite3_column_text(s, 0)) != NULL &&
+	    strlen(v) == 32 && strspn(v, "0123456789abcdef") == 32 &&
+	    sqlite3_column_type(s, 1) != SQLITE_NULL &&
+	    sqlite3_column_type(s, 2) != SQLITE_NULL) {
+		memcpy(hi, v, 16);
+		hi[16] = '\0';
+		r->pv[1] = strtoull(hi, NULL, 16);
+		r->pv[0] = strtoull(v + 16, NULL, 16);
+		r->ntables = sqlite3_column_int64(s, 1);
+		r->ncolumns = sqlite3_column_int64(s, 2);
+		r->tally = 1;
+	}
+	sqlite3_finalize(s);
+}
+
+/* Take the share of path's files row, if it has one, out of
+ * print_version (before the row is replaced).  0, or -1. */
+static int
+ox_tally_file(struct ox_run *r, struct ox_w *w, const char *path)
+{
+	sqlite3_stmt *s = w->st[S_FILE_WAS];
+	int rc;
+
+	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW &&
+	    sqlite3_column_text(s, 0) != NULL &&
+	    ox_pv_fold(r->pv, path, (const char *)sqlite3_column_text(s, 0),
+	    -1) == -1)
+		rc = SQLITE_NOMEM;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: %s", rc == SQLITE_NOMEM ?
+		    "out of memory" : sqlite3_errmsg(r->db));
+	return 0;
+}
+
+/* Delete table fqn's files rows, their shares out of print_version. */
+static int
+ox_del_files(struct ox_run *r, struct ox_w *w, const char *fqn)
+{
+	sqlite3_stmt *s = w->st[S_FILES_OF_TABLE];
+	int rc = SQLITE_DONE;
+
+	if (r->tally) {
+		sqlite3_bind_text(s, 1, fqn, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			if (sqlite3_column_text(s, 1) != NULL &&
+			    ox_pv_fold(r->pv, (const char *)
+			    sqlite3_column_text(s, 0), (const char *)
+			    sqlite3_column_text(s, 1), -1) == -1) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return dbp_fail(r->d, "index: %s", rc == SQLITE_NOMEM ?
+			    "out of memory" : sqlite3_errmsg(r->db));
+	}
+	sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, fqn, -1, SQLITE_STATIC);
+	return ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d);
+}
+
 /* Write a file's whole row (after ox_examine). */
 static int
 ox_put_file(struct ox_run *r, struct ox_w *w, const struct ox_file *f,
@@ -1726,6 +1858,15 @@ ox_put_file(struct ox_run *r, struct ox_w *w, const struct ox_file *f,
 {
 	sqlite3_stmt *s = w->st[S_FILE];
 	int have_id = f->look.state == IX_LOOK_FILE;
+	const char *status = f->status ? f->status : "unreadable";
+
+	if (r->tally) {
+		if (ox_tally_file(r, w, f->rel) == -1)
+			return -1;
+		if (ox_pv_fold(r->pv, f->rel, f->have_hash ? f->hash : status,
+		    1) == -1)
+			return dbp_fail(r->d, "out of memory");
+	}
 
 	sqlite3_bind_text(s, 1, f->rel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, ix_kinds[f->kind].name, -1, SQLITE_STATIC);
@@ -1735,8 +1876,7 @@ ox_put_file(struct ox_run *r, struct ox_w *w, const struct ox_file *f,
 		ox_bind_id(s, 4, f);
 	if (f->have_hash)
 		sqlite3_bind_text(s, 8, f->hash, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 9, f->status ? f->status : "unreadable", -1,
-	    SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, status, -1, SQLITE_STATIC);
 	if (f->error != NULL)
 		sqlite3_bind_text(s, 10, f->error, -1, SQLITE_STATIC);
 	if (f->docjson != NULL)
@@ -1886,12 +2026,10 @@ ox_write_table(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 	}
 	r->changed = 1;
 	if (!t->isnew) {
-		if (ix_writer_forget(w->rows, t->fqn, r->d) == -1)
+		if (ix_writer_forget(w->rows, t->fqn, &ncols, r->d) == -1 ||
+		    ox_del_files(r, w, t->fqn) == -1)
 			return -1;
-		sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, t->fqn, -1,
-		    SQLITE_STATIC);
-		if (ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d) == -1)
-			return -1;
+		r->ncolumns -= ncols;
 	}
 	if (!r->manifest_parsed) {
 		sqlite3_bind_text(w->st[S_TAB_FOLLOW], 1, t->fqn, -1,
@@ -1924,6 +2062,7 @@ ox_write_table(struct ox_run *r, struct ox_w *w, struct ox_table *t)
 	td.annot_status = ox_kstatus(t, IX_STATS_ANNOT);
 	if (ix_writer_table(w->rows, &td, &ncols, r->d) == -1)
 		return -1;
+	r->ncolumns += ncols;
 	return 0;
 }
 
@@ -2200,6 +2339,7 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 	sqlite3_stmt *s;
 	const cJSON *ft, *it;
 	size_t i;
+	long ncols;
 	int ord = 0, rc = -1;
 
 	/* A streamed manifest's tables have their rows, and the map. */
@@ -2217,12 +2357,10 @@ ox_write_manifest(struct ox_run *r, struct ox_w *w, const cJSON *doc)
 		if (r->oldtab.keys[i] == NULL ||
 		    ix_map_get(&r->now, r->oldtab.keys[i]) != NULL)
 			continue;
-		if (ix_writer_forget(w->rows, r->oldtab.keys[i], r->d) == -1)
+		if (ix_writer_forget(w->rows, r->oldtab.keys[i], &ncols,
+		    r->d) == -1 || ox_del_files(r, w, r->oldtab.keys[i]) == -1)
 			goto out;
-		sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, r->oldtab.keys[i],
-		    -1, SQLITE_STATIC);
-		if (ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d) == -1)
-			goto out;
+		r->ncolumns -= ncols;
 		sqlite3_bind_text(w->st[S_TAB_DEL], 1, r->oldtab.keys[i], -1,
 		    SQLITE_STATIC);
 		if (ox_done(r->db, w->st[S_TAB_DEL], r->d) == -1)
@@ -2378,50 +2516,50 @@ ox_write_entries(struct ox_run *r, struct ox_w *w, size_t lo, size_t hi)
 	return 0;
 }
 
-/* meta rows, print_version over every file's path and hash. */
+/* meta rows: print_version and the counts as the run kept them
+ * (ox_tally), or counted over every row when it did not. */
 static int
 ox_write_meta(struct ox_run *r)
 {
-	XXH3_state_t *h;
-	XXH128_hash_t v;
 	sqlite3_stmt *s;
 	char ver[33], when[32], sv[16];
-	const unsigned char *p;
 	time_t now = time(NULL);
 	struct tm tm;
 	int rc;
 
-	if ((h = XXH3_createState()) == NULL)
-		return dbp_fail(r->d, "out of memory");
-	XXH3_128bits_reset(h);
-	if (ox_prep(r->db, "SELECT path, coalesce(hash, status) FROM files "
-	    "INDEXED BY files_identity ORDER BY path", &s, r->d) == -1) {
-		XXH3_freeState(h);
-		return -1;
+	if (!r->tally) {
+		r->pv[0] = r->pv[1] = 0;
+		if (ox_prep(r->db, "SELECT path, coalesce(hash, status) FROM "
+		    "files INDEXED BY files_identity", &s, r->d) == -1)
+			return -1;
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			if (sqlite3_column_text(s, 1) != NULL &&
+			    ox_pv_fold(r->pv, (const char *)
+			    sqlite3_column_text(s, 0), (const char *)
+			    sqlite3_column_text(s, 1), 1) == -1) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_DONE)
+			return dbp_fail(r->d, "index: %s", rc == SQLITE_NOMEM ?
+			    "out of memory" : sqlite3_errmsg(r->db));
+		r->ncolumns = -1;
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		p = sqlite3_column_text(s, 0);
-		XXH3_128bits_update(h, p, (size_t)sqlite3_column_bytes(s, 0));
-		XXH3_128bits_update(h, "\t", 1);
-		p = sqlite3_column_text(s, 1);
-		XXH3_128bits_update(h, p, (size_t)sqlite3_column_bytes(s, 1));
-		XXH3_128bits_update(h, "\n", 1);
-	}
-	sqlite3_finalize(s);
-	v = XXH3_128bits_digest(h);
-	XXH3_freeState(h);
-	if (rc != SQLITE_DONE)
-		return dbp_fail(r->d, "index: %s", sqlite3_errmsg(r->db));
+	/* tables rows change only with the manifest */
+	if (!r->tally || r->manifest_parsed)
+		r->ntables = -1;
 	snprintf(ver, sizeof(ver), "%016llx%016llx",
-	    (unsigned long long)v.high64, (unsigned long long)v.low64);
+	    (unsigned long long)r->pv[1], (unsigned long long)r->pv[0]);
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(sv, sizeof(sv), "%d", DBP_SCHEMA_VERSION);
 	if (ox_prep(r->db, "INSERT OR REPLACE INTO meta (key, value) VALUES "
 	    "('schema_version', ?1), ('connection', ?2), ('print_root', ?3), "
 	    "('print_version', ?4), ('indexed_at', ?5), ('tool_version', ?6), "
-	    "('tables', (SELECT count(*) FROM tables)), "
-	    "('columns', (SELECT count(*) FROM columns))", &s, r->d) == -1)
+	    "('tables', coalesce(?7, (SELECT count(*) FROM tables))), "
+	    "('columns', coalesce(?8, (SELECT count(*) FROM columns)))", &s,
+	    r->d) == -1)
 		return -1;
 	sqlite3_bind_text(s, 1, sv, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, r->conn, -1, SQLITE_STATIC);
@@ -2429,6 +2567,10 @@ ox_write_meta(struct ox_run *r)
 	sqlite3_bind_text(s, 4, ver, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 5, when, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 6, DBP_VERSION, -1, SQLITE_STATIC);
+	if (r->ntables >= 0)
+		sqlite3_bind_int64(s, 7, r->ntables);
+	if (r->ncolumns >= 0)
+		sqlite3_bind_int64(s, 8, r->ncolumns);
 	rc = ox_done(r->db, s, r->d);
 	sqlite3_finalize(s);
 	return rc;
@@ -2599,6 +2741,8 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		goto out;
 	if (!r.full && ox_old_open(&r) == -1)
 		goto out;
+	if (!r.full)
+		ox_tally_open(&r);
 	if (ox_conn_files(&r) == -1)
 		goto out;
 	mf = &r.cf[IX_MANIFEST];

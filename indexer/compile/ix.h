@@ -191,8 +191,9 @@ void	 ix_writer_close(struct ix_writer *w);
 int	 ix_grams_build(sqlite3 *db, struct dbp_diag *d);
 int	 ix_grams_settle(sqlite3 *db, int full, struct dbp_diag *d);
 
-/* Delete every row derived from table fqn's files (not its files rows). */
-int	 ix_writer_forget(struct ix_writer *w, const char *fqn,
+/* Delete every row derived from table fqn's files (not its files rows).
+ * *ncols gets the columns removed. */
+int	 ix_writer_forget(struct ix_writer *w, const char *fqn, long *ncols,
 	    struct dbp_diag *d);
 /* Insert the rows derived from one table's parsed files and update the
  * statistics columns of its tables row.  *ncols gets the columns added. */

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
+#include <xxhash.h>
 
 #include "dbprint.h"
 #include "compile/ix.h"
@@ -89,6 +91,49 @@ touch(const char *rel, int secs)
 	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 
+static const char *q(const char *fmt, ...);
+static long qi(const char *fmt, ...);
+
+/*
+ * meta as a run keeps it equals meta counted afresh: print_version is
+ * the sum, modulo 2^128, of XXH3-128 over each files row's path, a tab,
+ * its hash (else its status) and a newline; tables and columns are the
+ * row counts.  A run that is not full moves them by what it writes
+ * (index.c, ox_tally), so each run of this file checks them here.
+ */
+static void
+meta_is_recount(void)
+{
+	sqlite3_stmt *s;
+	XXH128_hash_t h;
+	uint64_t lo = 0, hi = 0;
+	char buf[2048], want[33];
+	int n;
+
+	if (qi("SELECT count(*) FROM meta") == 0)
+		return;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT path, coalesce(hash, "
+	    "status) FROM files", -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		n = snprintf(buf, sizeof(buf), "%s\t%s\n",
+		    (const char *)sqlite3_column_text(s, 0),
+		    (const char *)sqlite3_column_text(s, 1));
+		assert_true(n > 0 && (size_t)n < sizeof(buf));
+		h = XXH3_128bits(buf, (size_t)n);
+		lo += h.low64;
+		hi += h.high64 + (lo < h.low64);
+	}
+	sqlite3_finalize(s);
+	snprintf(want, sizeof(want), "%016llx%016llx", (unsigned long long)hi,
+	    (unsigned long long)lo);
+	assert_string_equal(q("SELECT value FROM meta WHERE key = "
+	    "'print_version'"), want);
+	assert_int_equal(qi("SELECT value FROM meta WHERE key = 'tables'"),
+	    qi("SELECT count(*) FROM tables"));
+	assert_int_equal(qi("SELECT value FROM meta WHERE key = 'columns'"),
+	    qi("SELECT count(*) FROM columns"));
+}
+
 static void
 run_full(int full)
 {
@@ -98,6 +143,7 @@ run_full(int full)
 	memset(&st, 0, sizeof(st));
 	if (dbp_index_update(db, "c", root, full, &st, &d) != 0)
 		fail_msg("update failed: %s", d.msg);
+	meta_is_recount();
 }
 
 static void
@@ -1141,6 +1187,7 @@ test_refresh_and_digest(void **state)
 	assert_int_equal(changed, 1);
 	assert_int_equal(qi("SELECT count(*) FROM columns WHERE name = "
 	    "'fresh'"), 1);
+	meta_is_recount();
 	assert_int_equal(dbp_files_digest(db, paths, 3, d3, &d), 0);
 	assert_true(strcmp(d1, d3) != 0);
 	/* A touch alone re-reads but changes no digest. */
@@ -1156,6 +1203,7 @@ test_refresh_and_digest(void **state)
 	    &changed, &d), 0);
 	assert_int_equal(changed, 1);
 	assert_int_equal(qi("SELECT count(*) FROM tables"), 0);
+	meta_is_recount();
 }
 
 static void
