@@ -748,13 +748,43 @@ ox_by_ord(const void *a, const void *b)
 	return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
+/* A tables row's columns fqn, ord, walkable, followable, dir (0-4) into
+ * t; its followable is the previous run's (old_followable) when old is
+ * set.  0, or -1 on OOM. */
+static int
+ox_table_of_row(struct ox_table *t, sqlite3_stmt *s, int old)
+{
+	t->fqn = ox_col(s, 0);
+	t->ord = sqlite3_column_int(s, 1);
+	t->walkable = sqlite3_column_int(s, 2);
+	if (old)
+		t->old_followable = sqlite3_column_int(s, 3);
+	else
+		t->followable = sqlite3_column_int(s, 3);
+	t->dir = ox_col(s, 4);
+	return t->fqn == NULL ? -1 : 0;
+}
+
+/* An artifacts row's kind and file (columns c and c + 1) into t->files:
+ * the first row of a kind stands.  0, or -1 on OOM. */
+static int
+ox_artifact_of_row(struct ox_table *t, sqlite3_stmt *s, int c)
+{
+	int k = ix_table_kind((const char *)sqlite3_column_text(s, c));
+
+	if (k < 0 || t->files[k] != NULL)
+		return 0;
+	t->files[k] = ox_name(k, (const char *)sqlite3_column_text(s, c + 1));
+	return t->files[k] == NULL ? -1 : 0;
+}
+
 static int
 ox_load_plan_of(struct ox_run *r, const struct ix_map *filter)
 {
 	sqlite3_stmt *s = NULL, *a = NULL;
 	struct ox_table *t;
 	size_t i;
-	int rc = SQLITE_DONE, k;
+	int rc = SQLITE_DONE, oom;
 
 	if (filter->n == 0)
 		return 0;
@@ -774,25 +804,13 @@ ox_load_plan_of(struct ox_run *r, const struct ix_map *filter)
 		if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 			t = &r->tabs[r->ntabs++];
 			t->fromdb = 1;
-			t->fqn = ox_col(s, 0);
-			t->ord = sqlite3_column_int(s, 1);
-			t->walkable = sqlite3_column_int(s, 2);
-			t->old_followable = sqlite3_column_int(s, 3);
-			t->dir = ox_col(s, 4);
+			oom = ox_table_of_row(t, s, 1) == -1;
 			sqlite3_bind_text(a, 1, filter->keys[i], -1,
 			    SQLITE_STATIC);
-			while (t->fqn != NULL &&
-			    (rc = sqlite3_step(a)) == SQLITE_ROW) {
-				k = ix_table_kind((const char *)
-				    sqlite3_column_text(a, 0));
-				if (k < 0 || t->files[k] != NULL)
-					continue;
-				if ((t->files[k] = ox_name(k, (const char *)
-				    sqlite3_column_text(a, 1))) == NULL)
-					break;
-			}
+			while (!oom && (rc = sqlite3_step(a)) == SQLITE_ROW)
+				oom = ox_artifact_of_row(t, a, 0) == -1;
 			sqlite3_reset(a);
-			if (t->fqn == NULL || rc == SQLITE_ROW)
+			if (oom)
 				rc = SQLITE_NOMEM;
 		}
 		sqlite3_reset(s);
@@ -817,7 +835,7 @@ ox_load_plan(struct ox_run *r)
 	struct ix_map byfqn = { 0 };
 	const char *fqn;
 	size_t n = 0, i = 0;
-	int rc, k;
+	int rc;
 
 	if (ox_prep(r->db, "SELECT count(*) FROM tables", &s, r->d) == -1)
 		return -1;
@@ -834,12 +852,7 @@ ox_load_plan(struct ox_run *r)
 	while (r->ntabs < n && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		t = &r->tabs[r->ntabs++];
 		t->fromdb = 1;
-		t->fqn = ox_col(s, 0);
-		t->ord = sqlite3_column_int(s, 1);
-		t->walkable = sqlite3_column_int(s, 2);
-		t->old_followable = sqlite3_column_int(s, 3);
-		t->dir = ox_col(s, 4);
-		if (t->fqn == NULL) {
+		if (ox_table_of_row(t, s, 1) == -1) {
 			sqlite3_finalize(s);
 			return dbp_fail(r->d, "out of memory");
 		}
@@ -863,13 +876,7 @@ ox_load_plan(struct ox_run *r)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		fqn = (const char *)sqlite3_column_text(s, 0);
 		t = fqn != NULL ? ix_map_get(&byfqn, fqn) : NULL;
-		if (t == NULL)
-			continue;
-		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
-		if (k < 0 || t->files[k] != NULL)
-			continue;
-		if ((t->files[k] = ox_name(k, (const char *)
-		    sqlite3_column_text(s, 2))) == NULL)
+		if (t != NULL && ox_artifact_of_row(t, s, 1) == -1)
 			break;
 	}
 	sqlite3_finalize(s);
@@ -887,7 +894,7 @@ ox_load_tables(struct ox_run *r)
 {
 	sqlite3_stmt *s = NULL;
 	struct ox_table *t;
-	int rc, k;
+	int rc;
 
 	if (ox_prep(r->db, "SELECT fqn, ord, walkable, followable, dir FROM "
 	    "tables", &s, r->d) == -1)
@@ -895,12 +902,8 @@ ox_load_tables(struct ox_run *r)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if ((t = calloc(1, sizeof(*t))) == NULL)
 			break;
-		t->fqn = ox_col(s, 0);
-		t->ord = sqlite3_column_int(s, 1);
-		t->walkable = sqlite3_column_int(s, 2);
-		t->followable = sqlite3_column_int(s, 3);
-		t->dir = ox_col(s, 4);
-		if (t->fqn == NULL || ix_map_put(&r->oldtab, t->fqn, t) == -1) {
+		if (ox_table_of_row(t, s, 0) == -1 ||
+		    ix_map_put(&r->oldtab, t->fqn, t) == -1) {
 			ox_table_free(t);
 			free(t);
 			break;
@@ -915,13 +918,13 @@ ox_load_tables(struct ox_run *r)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		t = ix_map_get(&r->oldtab, (const char *)sqlite3_column_text(s,
 		    0));
-		k = ix_table_kind((const char *)sqlite3_column_text(s, 1));
-		if (t == NULL || k < 0 || t->files[k] != NULL)
-			continue;
-		t->files[k] = ox_name(k, (const char *)sqlite3_column_text(s,
-		    2));
+		if (t != NULL && ox_artifact_of_row(t, s, 1) == -1)
+			break;
 	}
 	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: cannot read artifacts: %s",
+		    rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(r->db));
 	return 0;
 }
 
@@ -1774,6 +1777,26 @@ ox_pv_fold(uint64_t pv[2], const char *path, const char *v, int sign)
 	return 0;
 }
 
+/* Fold the rows (path, value) statement s yields into print_version,
+ * adding them (sign 1) or taking them away (-1).  0, or -1. */
+static int
+ox_pv_fold_rows(struct ox_run *r, sqlite3_stmt *s, int sign)
+{
+	const char *path, *v;
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		path = (const char *)sqlite3_column_text(s, 0);
+		v = (const char *)sqlite3_column_text(s, 1);
+		if (path != NULL && v != NULL &&
+		    ox_pv_fold(r->pv, path, v, sign) == -1)
+			return dbp_fail(r->d, "out of memory");
+	}
+	if (rc != SQLITE_DONE)
+		return dbp_fail(r->d, "index: %s", sqlite3_errmsg(r->db));
+	return 0;
+}
+
 /* The previous run's meta, to keep up to date: r->tally is 1 when
  * print_version, tables and columns all read back. */
 static void
@@ -1830,22 +1853,14 @@ static int
 ox_del_files(struct ox_run *r, struct ox_w *w, const char *fqn)
 {
 	sqlite3_stmt *s = w->st[S_FILES_OF_TABLE];
-	int rc = SQLITE_DONE;
+	int rc;
 
 	if (r->tally) {
 		sqlite3_bind_text(s, 1, fqn, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-			if (sqlite3_column_text(s, 1) != NULL &&
-			    ox_pv_fold(r->pv, (const char *)
-			    sqlite3_column_text(s, 0), (const char *)
-			    sqlite3_column_text(s, 1), -1) == -1) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
+		rc = ox_pv_fold_rows(r, s, -1);
 		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return dbp_fail(r->d, "index: %s", rc == SQLITE_NOMEM ?
-			    "out of memory" : sqlite3_errmsg(r->db));
+		if (rc == -1)
+			return -1;
 	}
 	sqlite3_bind_text(w->st[S_FILES_DEL_TABLE], 1, fqn, -1, SQLITE_STATIC);
 	return ox_done(r->db, w->st[S_FILES_DEL_TABLE], r->d);
@@ -2532,18 +2547,10 @@ ox_write_meta(struct ox_run *r)
 		if (ox_prep(r->db, "SELECT path, coalesce(hash, status) FROM "
 		    "files INDEXED BY files_identity", &s, r->d) == -1)
 			return -1;
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-			if (sqlite3_column_text(s, 1) != NULL &&
-			    ox_pv_fold(r->pv, (const char *)
-			    sqlite3_column_text(s, 0), (const char *)
-			    sqlite3_column_text(s, 1), 1) == -1) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
+		rc = ox_pv_fold_rows(r, s, 1);
 		sqlite3_finalize(s);
-		if (rc != SQLITE_DONE)
-			return dbp_fail(r->d, "index: %s", rc == SQLITE_NOMEM ?
-			    "out of memory" : sqlite3_errmsg(r->db));
+		if (rc == -1)
+			return -1;
 		r->ncolumns = -1;
 	}
 	/* tables rows change only with the manifest */
