@@ -293,6 +293,36 @@ call_unchanged(struct call *c, const char *const *paths, size_t n)
 	return same;
 }
 
+void
+srv_read_begin(struct srv_conn *cn)
+{
+	if (cn->db != NULL && sqlite3_get_autocommit(cn->db))
+		sqlite3_exec(cn->db, "BEGIN", NULL, NULL, NULL);
+}
+
+void
+srv_read_end(struct srv_conn *cn)
+{
+	if (cn->db != NULL && !sqlite3_get_autocommit(cn->db) &&
+	    sqlite3_exec(cn->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(cn->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+srv_index_refresh(struct srv_conn *cn, const char *root,
+    const char *const *paths, size_t n, int *changed, struct dbp_diag *d)
+{
+	int reading = cn->db != NULL && !sqlite3_get_autocommit(cn->db), rc;
+
+	if (reading)
+		srv_read_end(cn);
+	rc = dbp_index_refresh(cn->db, cn->conf->name, root, paths, n,
+	    changed, d);
+	if (reading)
+		srv_read_begin(cn);
+	return rc;
+}
+
 /*
  * The pins are appended as they come and made distinct in batches: once
  * they have doubled since the last compaction they are sorted and the
@@ -311,8 +341,8 @@ call_pin(struct call *c, const char *const *paths, size_t n)
 		return 0;
 	d.msg[0] = '\0';
 	if (!call_unchanged(c, paths, n) &&
-	    dbp_index_refresh(c->conn->db, c->conn->conf->name,
-	    c->conn->conf->print_root, paths, n, &changed, &d) != 0)
+	    srv_index_refresh(c->conn, c->conn->conf->print_root, paths, n,
+	    &changed, &d) != 0)
 		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
 		    "the index could not be brought up to date");
 	if (changed)

@@ -308,7 +308,7 @@ mcp_tools_call(struct srv *s, const char *name, const cJSON *args,
 	cJSON *a = NULL;
 	char *detail = NULL, *list;
 	size_t i;
-	int ti;
+	int ti, rc;
 
 	memset(&c, 0, sizeof(c));
 	*text = NULL;
@@ -360,7 +360,10 @@ mcp_tools_call(struct srv *s, const char *name, const cJSON *args,
 			return;
 		}
 	}
-	if (srv_tools[ti].body(&c) != 0 || c.is_error) {
+	if (c.conn != NULL)
+		srv_read_begin(c.conn);
+	rc = srv_tools[ti].body(&c);
+	if (rc != 0 || c.is_error) {
 		*is_error = 1;
 		*text = c.text != NULL ? c.text :
 		    strdup("the tool failed without saying why");
@@ -369,7 +372,9 @@ mcp_tools_call(struct srv *s, const char *name, const cJSON *args,
 		*text = c.text != NULL ? c.text : strdup("");
 	}
 	c.text = NULL;
-	call_release(&c);
+	call_release(&c);	/* its kept statements first */
+	if (c.conn != NULL)
+		srv_read_end(c.conn);
 	cJSON_Delete(a);
 }
 

@@ -468,8 +468,8 @@ res_refresh(struct res_pins *p, const char *path)
 	int changed;
 
 	one[0] = path;
-	if (dbp_index_refresh(p->cn->db, p->cn->conf->name,
-	    p->cn->conf->print_root, one, 1, &changed, &d) == -1) {
+	if (srv_index_refresh(p->cn, p->cn->conf->print_root, one, 1,
+	    &changed, &d) == -1) {
 		srv_log(SRV_LOG_ERROR, "refresh %s: %s", path, d.msg);
 		return -1;
 	}
@@ -1122,8 +1122,8 @@ res_list_refresh(struct srv_conn *cn)
 	struct dbp_diag d;
 	int changed;
 
-	if (dbp_index_refresh(cn->db, cn->conf->name, cn->conf->print_root,
-	    top, 1, &changed, &d) == -1)
+	if (srv_index_refresh(cn, cn->conf->print_root, top, 1, &changed,
+	    &d) == -1)
 		srv_log(SRV_LOG_ERROR, "refresh %s: %s", cn->conf->name, d.msg);
 }
 

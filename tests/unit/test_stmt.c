@@ -3,7 +3,8 @@
  * statement comes back reset and unbound, a nested ask gets a fresh one,
  * nothing handed back keeps a read transaction open (a write made by
  * another handle is seen by the next use), and closing finalizes all so
- * sqlite3_close succeeds.
+ * sqlite3_close succeeds.  A call's read (server/call/call.c) is one
+ * snapshot, ended and opened again around a refresh.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cmocka.h>
 
 #include "server.h"
@@ -23,6 +26,8 @@
 static const char sql_count[] = "SELECT count(*) FROM meta";
 static const char sql_keys[] = "SELECT key FROM meta ORDER BY key";
 static const char sql_get[] = "SELECT value FROM meta WHERE key = ?1";
+static const char sql_mf_status[] = "SELECT status FROM files WHERE "
+    "path = 'manifest.yaml'";
 
 struct fx {
 	char		 dir[64];
@@ -175,6 +180,92 @@ test_bad_sql(void **state)
 	assert_int_equal(count(&x->a), 0);
 }
 
+/* The status the index holds for manifest.yaml, in a static buffer. */
+static const char *
+mf_status(struct srv_conn *cn)
+{
+	static char buf[32];
+	sqlite3_stmt *st = srv_stmt(cn, sql_mf_status);
+
+	assert_non_null(st);
+	buf[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(buf, sizeof(buf), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+	srv_stmt_done(cn, st);
+	return buf;
+}
+
+/* A call's reads are one snapshot until srv_read_end. */
+static void
+test_call_read(void **state)
+{
+	struct fx *x = *state;
+
+	put(x->b, "a");
+	srv_read_begin(&x->a);
+	assert_int_equal(sqlite3_get_autocommit(x->a.db), 0);
+	assert_int_equal(count(&x->a), 1);
+	put(x->b, "b");
+	assert_int_equal(count(&x->a), 1);
+	srv_read_begin(&x->a);		/* does not nest */
+	assert_int_equal(count(&x->a), 1);
+	srv_read_end(&x->a);
+	assert_int_equal(sqlite3_get_autocommit(x->a.db), 1);
+	assert_int_equal(count(&x->a), 2);
+	srv_read_end(&x->a);		/* none open: nothing to do */
+	assert_int_equal(sqlite3_get_autocommit(x->a.db), 1);
+}
+
+/* A refresh inside a call's read writes (the read is ended for it, as a
+ * write transaction cannot open inside it) and the read goes on after,
+ * seeing what the refresh wrote. */
+static void
+test_call_refresh(void **state)
+{
+	struct fx *x = *state;
+	struct dbp_conn conf;
+	struct dbp_stats st;
+	struct dbp_diag d;
+	const char *one[] = { "manifest.yaml" };
+	char root[128], mf[160];
+	FILE *f;
+	int changed = 0;
+
+	snprintf(root, sizeof(root), "%s/p", x->dir);
+	assert_int_equal(mkdir(root, 0755), 0);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(dbp_index_update(x->a.db, "c", root, 1, &st, &d), 0);
+	dbp_stats_release(&st);
+	memset(&conf, 0, sizeof(conf));
+	conf.name = "c";
+	conf.print_root = root;
+	x->a.conf = &conf;
+	srv_read_begin(&x->a);
+	assert_string_equal(mf_status(&x->a), "absent");
+	/* the manifest appears: a refresh has something to write */
+	snprintf(mf, sizeof(mf), "%s/manifest.yaml", root);
+	assert_non_null(f = fopen(mf, "w"));
+	fputs("tables: {}\n", f);
+	assert_int_equal(fclose(f), 0);
+	/* inside the read, its write transaction cannot begin ... */
+	d.msg[0] = '\0';
+	assert_int_equal(dbp_index_refresh(x->a.db, "c", root, one, 1,
+	    &changed, &d), -1);
+	assert_non_null(strstr(d.msg, "transaction"));
+	assert_string_equal(mf_status(&x->a), "absent");
+	/* ... so srv_index_refresh ends the read for it and opens the
+	 * next, which sees what it wrote */
+	assert_int_equal(srv_index_refresh(&x->a, root, one, 1, &changed, &d),
+	    0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(sqlite3_get_autocommit(x->a.db), 0);
+	assert_string_equal(mf_status(&x->a), "ok");
+	srv_read_end(&x->a);
+	assert_int_equal(sqlite3_get_autocommit(x->a.db), 1);
+	x->a.conf = NULL;
+}
+
 int
 main(void)
 {
@@ -184,6 +275,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot, fx_setup,
 		    fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_sql, fx_setup,
+		    fx_teardown),
+		cmocka_unit_test_setup_teardown(test_call_read, fx_setup,
+		    fx_teardown),
+		cmocka_unit_test_setup_teardown(test_call_refresh, fx_setup,
 		    fx_teardown),
 	};
 
