@@ -917,6 +917,7 @@ res_body(struct srv *s, const struct res_uri *u, struct res_body *b,
 		return -1;
 	memset(&pins, 0, sizeof(pins));
 	pins.cn = cn;
+	srv_read_begin(cn);	/* one state of the index, as a tool call */
 	if (u->kind->table)
 		rc = res_table_body(&pins, u, b, code, detail);
 	else
@@ -925,6 +926,7 @@ res_body(struct srv *s, const struct res_uri *u, struct res_body *b,
 	    (const char *const *)pins.paths, pins.npaths, b->version,
 	    &d) == -1)
 		rc = res_fail(code, detail, RES_INTERNAL, "%s", d.msg);
+	srv_read_end(cn);
 	res_pins_release(&pins);
 	if (rc == -1) {
 		free(b->text);
