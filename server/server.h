@@ -131,12 +131,11 @@ int	srv_index_recheck(struct srv *s, struct dbp_diag *d);
  * open). */
 void	srv_read_begin(struct srv_conn *cn);
 void	srv_read_end(struct srv_conn *cn);
-/* dbp_index_refresh on cn's handle, outside the call's read: it is ended
- * first and opened again after, so the reads that follow see what the
- * refresh wrote. */
-int	srv_index_refresh(struct srv_conn *cn, const char *root,
-	    const char *const *paths, size_t n, int *changed,
-	    struct dbp_diag *d);
+/* dbp_index_refresh of paths on cn's handle and print root, outside the
+ * call's read: it is ended first and opened again after, so the reads
+ * that follow see what the refresh wrote. */
+int	srv_index_refresh(struct srv_conn *cn, const char *const *paths,
+	    size_t n, int *changed, struct dbp_diag *d);
 
 /* The served connection named name, or NULL. */
 struct srv_conn *srv_conn_find(struct srv *s, const char *name);

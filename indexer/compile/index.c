@@ -1749,10 +1749,14 @@ ox_bind_id(sqlite3_stmt *s, int first, const struct ox_file *f)
  * run sums every row (ox_write_meta).  A checksum that tells a print from
  * another, not a commitment against crafted files.
  */
+/* A line ox_pv_fold hashes on the stack: a path, a tab, a 32-digit hash
+ * or a status, a newline; a longer one is allocated. */
+#define OX_PV_LINE	(DBP_MAX_PATH + 64)
+
 static int
 ox_pv_fold(uint64_t pv[2], const char *path, const char *v, int sign)
 {
-	char small[DBP_MAX_PATH + 64], *b = small;
+	char small[OX_PV_LINE], *b = small;
 	size_t np = strlen(path), nv = strlen(v), n = np + nv + 2;
 	XXH128_hash_t h;
 	uint64_t borrow;

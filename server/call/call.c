@@ -309,15 +309,15 @@ srv_read_end(struct srv_conn *cn)
 }
 
 int
-srv_index_refresh(struct srv_conn *cn, const char *root,
-    const char *const *paths, size_t n, int *changed, struct dbp_diag *d)
+srv_index_refresh(struct srv_conn *cn, const char *const *paths, size_t n,
+    int *changed, struct dbp_diag *d)
 {
 	int reading = cn->db != NULL && !sqlite3_get_autocommit(cn->db), rc;
 
 	if (reading)
 		srv_read_end(cn);
-	rc = dbp_index_refresh(cn->db, cn->conf->name, root, paths, n,
-	    changed, d);
+	rc = dbp_index_refresh(cn->db, cn->conf->name, cn->conf->print_root,
+	    paths, n, changed, d);
 	if (reading)
 		srv_read_begin(cn);
 	return rc;
@@ -341,8 +341,7 @@ call_pin(struct call *c, const char *const *paths, size_t n)
 		return 0;
 	d.msg[0] = '\0';
 	if (!call_unchanged(c, paths, n) &&
-	    srv_index_refresh(c->conn, c->conn->conf->print_root, paths, n,
-	    &changed, &d) != 0)
+	    srv_index_refresh(c->conn, paths, n, &changed, &d) != 0)
 		return call_fail(c, "%s", d.msg[0] != '\0' ? d.msg :
 		    "the index could not be brought up to date");
 	if (changed)

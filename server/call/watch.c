@@ -1198,7 +1198,7 @@ watch_pin_query(struct srv_conn *cn, const char *sql, char digest[17],
 		 * read; a further pass only stats what is blind. */
 		d.msg[0] = '\0';
 		ch = 0;
-		rc = srv_index_refresh(cn, w->root, stale, nstale, &ch, &d);
+		rc = srv_index_refresh(cn, stale, nstale, &ch, &d);
 		free(stale);
 		stale = NULL;
 		if (rc != 0) {

@@ -468,8 +468,7 @@ res_refresh(struct res_pins *p, const char *path)
 	int changed;
 
 	one[0] = path;
-	if (srv_index_refresh(p->cn, p->cn->conf->print_root, one, 1,
-	    &changed, &d) == -1) {
+	if (srv_index_refresh(p->cn, one, 1, &changed, &d) == -1) {
 		srv_log(SRV_LOG_ERROR, "refresh %s: %s", path, d.msg);
 		return -1;
 	}
@@ -1124,8 +1123,7 @@ res_list_refresh(struct srv_conn *cn)
 	struct dbp_diag d;
 	int changed;
 
-	if (srv_index_refresh(cn, cn->conf->print_root, top, 1, &changed,
-	    &d) == -1)
+	if (srv_index_refresh(cn, top, 1, &changed, &d) == -1)
 		srv_log(SRV_LOG_ERROR, "refresh %s: %s", cn->conf->name, d.msg);
 }
 

@@ -256,8 +256,7 @@ test_call_refresh(void **state)
 	assert_string_equal(mf_status(&x->a), "absent");
 	/* ... so srv_index_refresh ends the read for it and opens the
 	 * next, which sees what it wrote */
-	assert_int_equal(srv_index_refresh(&x->a, root, one, 1, &changed, &d),
-	    0);
+	assert_int_equal(srv_index_refresh(&x->a, one, 1, &changed, &d), 0);
 	assert_int_equal(changed, 1);
 	assert_int_equal(sqlite3_get_autocommit(x->a.db), 0);
 	assert_string_equal(mf_status(&x->a), "ok");
