@@ -117,6 +117,15 @@ size_t	dbp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 int	dbp_read_file(const char *path, size_t max, char **out, size_t *len,
 	    struct stat *st, struct dbp_diag *d);
 
+/* Read rel under the directory dirfd, a regular file an lstat just found
+ * to be size bytes, in three system calls: an open that follows no
+ * symlink and never blocks (a FIFO or device swapped in since cannot hang
+ * the run), one read, a close.  0 with *out malloc'd (caller frees),
+ * NUL-terminated and size bytes long; 1 when the file is not that file
+ * any more (a symlink, not readable as a regular file, not size bytes):
+ * the caller reads it the careful way (dbp_read_file); -1 on OOM. */
+int	dbp_read_known(int dirfd, const char *rel, size_t size, char **out);
+
 /* XXH3-128 of p[0..n) as 32 lowercase hex digits into out[33]. */
 void	dbp_hash_hex(const void *p, size_t n, char out[33]);
 

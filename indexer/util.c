@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,38 @@ fail:
 	close(fd);
 	errno = saved;
 	return dbp_fail(d, "cannot read %s: %s", path, strerror(saved));
+}
+
+int
+dbp_read_known(int dirfd, const char *rel, size_t size, char **out)
+{
+	char *p;
+	ssize_t n;
+	int fd;
+
+	*out = NULL;
+	if (size == SIZE_MAX)
+		return 1;
+	if ((fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1)
+		return 1;
+	if ((p = malloc(size + 1)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	/* One byte more than expected: a file that grew reads long, and
+	 * one that shrank short; either way it is not the file looked at. */
+	do
+		n = read(fd, p, size + 1);
+	while (n == -1 && errno == EINTR);
+	close(fd);
+	if (n < 0 || (size_t)n != size) {
+		free(p);
+		return 1;
+	}
+	p[size] = '\0';
+	*out = p;
+	return 0;
 }
 
 static int

@@ -2,7 +2,15 @@
  * test_util.c - dbp_sort_strs: the same order as qsort with strcmp, on
  * lists nearly in order (where it sorts by insertion), on lists it does
  * not suit (reversed, shuffled: qsort takes over), and on duplicates.
+ * dbp_read_known: the bytes of the file an lstat saw, and 1 (never a
+ * wait, never a symlink followed) for anything else found there.
  */
+#define _POSIX_C_SOURCE	200809L
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -140,6 +149,86 @@ test_small_and_duplicates(void **state)
 	assert_string_equal(v[5], "b");
 }
 
+/* A scratch directory (malloc'd path) and a descriptor on it. */
+static char *
+scratch(int *fd)
+{
+	char tmpl[] = "/tmp/test_util.XXXXXX", *dir;
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(dir = strdup(tmpl));
+	assert_true((*fd = open(dir, O_RDONLY | O_DIRECTORY)) >= 0);
+	return dir;
+}
+
+static void
+put(int dfd, const char *name, const char *text)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void
+test_read_known(void **state)
+{
+	static const char text[] = "columns:\n  id: {}\n";
+	char *dir, *buf = NULL;
+	size_t n = strlen(text);
+	int dfd;
+
+	(void)state;
+	dir = scratch(&dfd);
+	put(dfd, "s.yaml", text);
+	put(dfd, "empty.yaml", "");
+	assert_int_equal(mkdirat(dfd, "sub", 0755), 0);
+	put(dfd, "sub/f.yaml", text);
+	assert_int_equal(symlinkat("s.yaml", dfd, "link.yaml"), 0);
+	assert_int_equal(mkfifoat(dfd, "fifo.yaml", 0644), 0);
+
+	/* the file as seen: its bytes, NUL-terminated */
+	assert_int_equal(dbp_read_known(dfd, "s.yaml", n, &buf), 0);
+	assert_non_null(buf);
+	assert_memory_equal(buf, text, n + 1);
+	free(buf);
+	assert_int_equal(dbp_read_known(dfd, "sub/f.yaml", n, &buf), 0);
+	assert_string_equal(buf, text);
+	free(buf);
+	assert_int_equal(dbp_read_known(dfd, "empty.yaml", 0, &buf), 0);
+	assert_string_equal(buf, "");
+	free(buf);
+
+	/* grown or shrunk since the lstat: not that file */
+	assert_int_equal(dbp_read_known(dfd, "s.yaml", n - 1, &buf), 1);
+	assert_null(buf);
+	assert_int_equal(dbp_read_known(dfd, "s.yaml", n + 1, &buf), 1);
+	assert_null(buf);
+	/* a symlink is not followed, a FIFO opens without a writer and
+	 * reads nothing, without waiting; a directory, or nothing there */
+	assert_int_equal(dbp_read_known(dfd, "link.yaml", n, &buf), 1);
+	assert_null(buf);
+	assert_int_equal(dbp_read_known(dfd, "fifo.yaml", n, &buf), 1);
+	assert_null(buf);
+	assert_int_equal(dbp_read_known(dfd, "sub", 0, &buf), 1);
+	assert_null(buf);
+	assert_int_equal(dbp_read_known(dfd, "gone.yaml", n, &buf), 1);
+	assert_null(buf);
+	assert_int_equal(dbp_read_known(dfd, "s.yaml", SIZE_MAX, &buf), 1);
+	assert_null(buf);
+
+	unlinkat(dfd, "sub/f.yaml", 0);
+	unlinkat(dfd, "sub", AT_REMOVEDIR);
+	unlinkat(dfd, "s.yaml", 0);
+	unlinkat(dfd, "empty.yaml", 0);
+	unlinkat(dfd, "link.yaml", 0);
+	unlinkat(dfd, "fifo.yaml", 0);
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -149,6 +238,7 @@ main(void)
 		cmocka_unit_test(test_shuffled),
 		cmocka_unit_test(test_one_far),
 		cmocka_unit_test(test_small_and_duplicates),
+		cmocka_unit_test(test_read_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
