@@ -56,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,35 @@ struct wt_wd {
 	size_t		 dir;
 };
 
+/* What a stat found of one file of the set (wt_see). */
+struct wt_seen {
+	int64_t		 dev, ino, size, mtime;
+	unsigned char	 present;	/* a regular file (a symlink's target
+					 * too) */
+	unsigned char	 blind;		/* a symlink, or several links */
+};
+
+/*
+ * The stats of a first pass that stats every file: started on
+ * DBP_LOOK_THREADS - 1 helper threads as soon as the set's paths are
+ * sorted (wt_look_start), so they run while the main thread reads the
+ * rows and builds the directories, then finished on every thread
+ * (wt_look).  A thread claims WT_LOOK_CHUNK files at a time.  It reads
+ * the paths and writes seen[] only: the rows are compared after the join.
+ */
+#define WT_LOOK_CHUNK	256
+
+struct wt_look {
+	int		 rootfd;
+	const char	*root;
+	const struct wt_file *files;	/* the set's, sorted: paths only */
+	size_t		 n;
+	struct wt_seen	*seen;		/* n of them */
+	atomic_size_t	 next;		/* the first file not claimed yet */
+	pthread_t	 th[DBP_LOOK_THREADS];
+	size_t		 nth;		/* helpers started */
+};
+
 struct watch {
 	sqlite3		*db;		/* the handle it belongs to */
 	char		*root;		/* the print root it watches */
@@ -147,6 +177,7 @@ struct watch {
 					 * for the next pass */
 	sqlite3_int64	 dv, tc;	/* index version the set was loaded at */
 	char		 digest[17];
+	struct wt_look	*look;		/* a first pass's stats under way */
 };
 
 /* ------------------------------------------------------------------ */
@@ -158,10 +189,14 @@ static int		  wt_defer;
 static struct watch	**wt_all;
 static size_t		  wt_n, wt_cap;
 
+static void wt_look_start(struct watch *);
+static void wt_look_stop(struct watch *);
+
 /* Leave w with no set (what it held is freed or moved elsewhere). */
 static void
 wt_set_none(struct watch *w)
 {
+	w->look = NULL;
 	w->dirs = NULL;
 	w->files = NULL;
 	w->arena = NULL;
@@ -176,6 +211,7 @@ wt_set_free(struct watch *w)
 {
 	size_t i;
 
+	wt_look_stop(w);	/* (its threads read the files' paths) */
 	for (i = 0; i < w->ndirs; i++)
 		free(w->dirs[i].rel);
 	free(w->dirs);
@@ -232,6 +268,7 @@ wt_reset(struct watch *w)
 	size_t i;
 	const char *off = getenv("DBPRINT_NO_INOTIFY");
 
+	wt_look_stop(w);	/* (its threads use the root's descriptor) */
 	if (w->ifd >= 0)
 		close(w->ifd);
 	if (w->rootfd >= 0)
@@ -755,6 +792,8 @@ wt_read_rows(struct watch *w, size_t n, uint64_t *sum)
 		w->files[i].row = WT_ROW_NONE;
 	}
 	free(pv);
+	/* a first pass stats them all: begin while the rows load */
+	wt_look_start(w);
 	if (sqlite3_prepare_v2(w->db, wt_sql_ident, -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -2;
@@ -923,119 +962,175 @@ wt_watch_dir(struct watch *w, size_t i)
 	w->wds_stale = 1;
 }
 
-/* Stat file f and compare it with the index, as dbp_index_refresh does:
- * 1 when the index is out of date for it; *blind set when it is a
- * symlink or has several links.  Writes nothing: the first pass runs it
- * on several threads (wt_look). */
-static int
-wt_check(const struct watch *w, const struct wt_file *f, int *blind)
+/* Stat path (relative to the root) into *sn, as dbp_index_refresh looks
+ * at it.  Writes nothing else: a first pass runs it on several threads
+ * (wt_look). */
+static void
+wt_see(int rootfd, const char *root, const char *path, struct wt_seen *sn)
 {
 	struct stat sb;
-	int present, rc;
+	int rc;
 	char abs[DBP_MAX_PATH];
 
-	*blind = 0;
-	if (w->rootfd >= 0)
-		rc = fstatat(w->rootfd, f->path, &sb, AT_SYMLINK_NOFOLLOW);
-	else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", w->root,
-	    f->path) >= sizeof(abs))
+	sn->blind = 0;
+	if (rootfd >= 0)
+		rc = fstatat(rootfd, path, &sb, AT_SYMLINK_NOFOLLOW);
+	else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", root, path) >=
+	    sizeof(abs))
 		rc = -1;
 	else
 		rc = lstat(abs, &sb);
 	if (rc == 0 && S_ISLNK(sb.st_mode)) {
 		/* a change of its target raises no event here */
-		*blind = 1;
-		rc = w->rootfd >= 0 ? fstatat(w->rootfd, f->path, &sb, 0) :
+		sn->blind = 1;
+		rc = rootfd >= 0 ? fstatat(rootfd, path, &sb, 0) :
 		    stat(abs, &sb);
 	} else if (rc == 0 && S_ISREG(sb.st_mode) && sb.st_nlink > 1)
-		*blind = 1;	/* written through a link elsewhere */
-	present = rc == 0 && S_ISREG(sb.st_mode);
+		sn->blind = 1;	/* written through a link elsewhere */
+	sn->present = rc == 0 && S_ISREG(sb.st_mode);
+	if (sn->present) {
+		sn->dev = (int64_t)sb.st_dev;
+		sn->ino = (int64_t)sb.st_ino;
+		sn->size = (int64_t)sb.st_size;
+		sn->mtime = dbp_mtime_ns(&sb);
+	}
+}
+
+/* 1 when the index is out of date for f, which stat found as sn. */
+static int
+wt_judge(const struct wt_file *f, const struct wt_seen *sn)
+{
 	switch (f->row) {
 	case WT_ROW_NONE:
-		return present;
+		return sn->present;
 	case WT_ROW_OUTSIDE:
 		return 0;
 	default:
-		if (!present)
+		if (!sn->present)
 			return f->row != WT_ROW_ABSENT;
-		return f->row != WT_ROW_ID ||
-		    f->dev != (int64_t)sb.st_dev ||
-		    f->ino != (int64_t)sb.st_ino ||
-		    f->size != (int64_t)sb.st_size ||
-		    f->mtime != dbp_mtime_ns(&sb);
+		return f->row != WT_ROW_ID || f->dev != sn->dev ||
+		    f->ino != sn->ino || f->size != sn->size ||
+		    f->mtime != sn->mtime;
 	}
 }
 
-/* wt_check, recording a blind file on f and w. */
+/* Stat file f and compare it with the index, recording a blind file (a
+ * symlink, several links) on f and w: 1 when the index is out of date
+ * for it. */
 static int
 wt_stale(struct watch *w, struct wt_file *f)
 {
-	int blind, r = wt_check(w, f, &blind);
+	struct wt_seen sn;
 
-	if (blind) {
+	wt_see(w->rootfd, w->root, f->path, &sn);
+	if (sn.blind) {
 		f->blind = 1;
 		w->nblind++;
 	}
-	return r;
+	return wt_judge(f, &sn);
 }
 
-/* wt_check of every file on DBP_LOOK_THREADS threads, for a first pass
- * that stats them all: look[i] is WT_LOOK_DONE, with WT_LOOK_STALE and
- * WT_LOOK_BLIND as wt_check said. */
+/* A first pass that stats every file does it on DBP_LOOK_THREADS
+ * threads: look[i] is WT_LOOK_DONE, with WT_LOOK_STALE and WT_LOOK_BLIND
+ * as wt_judge and wt_see said. */
 #define WT_LOOK_DONE	0x1
 #define WT_LOOK_STALE	0x2
 #define WT_LOOK_BLIND	0x4
 
-struct wt_lookjob {
-	const struct watch	*w;
-	unsigned char		*look;
-	size_t			 from, to;	/* a run of files: threads
-						 * write apart, not byte by byte
-						 * in one cache line */
-};
-
+/* Claim and stat files until none is left. */
 static void *
 wt_look_run(void *p)
 {
-	struct wt_lookjob *j = p;
-	size_t i;
-	int blind, st;
+	struct wt_look *lk = p;
+	size_t i, from, to;
 
-	for (i = j->from; i < j->to; i++) {
-		st = wt_check(j->w, &j->w->files[i], &blind);
-		j->look[i] = (unsigned char)(WT_LOOK_DONE |
-		    (st ? WT_LOOK_STALE : 0) | (blind ? WT_LOOK_BLIND : 0));
+	for (;;) {
+		from = atomic_fetch_add(&lk->next, WT_LOOK_CHUNK);
+		if (from >= lk->n)
+			return NULL;
+		to = lk->n - from < WT_LOOK_CHUNK ? lk->n : from +
+		    WT_LOOK_CHUNK;
+		for (i = from; i < to; i++)
+			wt_see(lk->rootfd, lk->root, lk->files[i].path,
+			    &lk->seen[i]);
 	}
-	return NULL;
 }
 
-/* The look array of w's files (malloc'd, the caller frees), or NULL
- * when there are too few to share or no memory: the pass stats them one
- * by one. */
-static unsigned char *
-wt_look(const struct watch *w)
+/* A first pass is coming that stats every file of w's set (loaded up to
+ * its sorted paths): start stat'ing them on the helper threads, while
+ * the rows and directories load.  Nothing started when the pass will
+ * not share the files out (too few, no watches, no memory). */
+static void
+wt_look_start(struct watch *w)
 {
-	struct wt_lookjob job[DBP_LOOK_THREADS];
-	pthread_t th[DBP_LOOK_THREADS];
-	unsigned char *look;
-	size_t i, nth = 0;
+	struct wt_look *lk;
+	size_t i;
 
-	if (w->nfiles < DBP_WATCH_LOOK_MIN ||
-	    (look = calloc(w->nfiles, 1)) == NULL)
-		return NULL;
-	for (i = 0; i < DBP_LOOK_THREADS; i++) {
-		job[i].w = w;
-		job[i].look = look;
-		job[i].from = w->nfiles * i / DBP_LOOK_THREADS;
-		job[i].to = w->nfiles * (i + 1) / DBP_LOOK_THREADS;
+	if (w->look != NULL || !wt_defer || !w->first_pass || w->ifd < 0 ||
+	    w->rootfd < 0 || w->nfiles < DBP_WATCH_LOOK_MIN ||
+	    (lk = calloc(1, sizeof(*lk))) == NULL)
+		return;
+	if ((lk->seen = malloc(w->nfiles * sizeof(*lk->seen))) == NULL) {
+		free(lk);
+		return;
 	}
-	for (i = 1; i < DBP_LOOK_THREADS; i++, nth++)
-		if (pthread_create(&th[i], NULL, wt_look_run, &job[i]) != 0)
+	lk->rootfd = w->rootfd;
+	lk->root = w->root;
+	lk->files = w->files;
+	lk->n = w->nfiles;
+	atomic_init(&lk->next, 0);
+	for (i = 1; i < DBP_LOOK_THREADS; i++, lk->nth++)
+		if (pthread_create(&lk->th[lk->nth], NULL, wt_look_run,
+		    lk) != 0)
 			break;
-	wt_look_run(&job[0]);
-	for (i = 1; i <= nth; i++)
-		pthread_join(th[i], NULL);
-	/* a thread that did not start left its files to the pass */
+	w->look = lk;
+}
+
+/* Join the look's threads (what they have not claimed yet is left) and
+ * free it. */
+static void
+wt_look_stop(struct watch *w)
+{
+	struct wt_look *lk = w->look;
+	size_t i;
+
+	if (lk == NULL)
+		return;
+	atomic_store(&lk->next, lk->n);
+	for (i = 0; i < lk->nth; i++)
+		pthread_join(lk->th[i], NULL);
+	free(lk->seen);
+	free(lk);
+	w->look = NULL;
+}
+
+/* The look array of w's files (malloc'd, the caller frees): the stats
+ * wt_look_start began (or begins now), finished on this thread too, each
+ * compared with its row.  NULL when there are too few files to share or
+ * no memory: the pass stats them one by one. */
+static unsigned char *
+wt_look(struct watch *w)
+{
+	struct wt_look *lk;
+	unsigned char *look;
+	size_t i;
+
+	wt_look_start(w);
+	if ((lk = w->look) == NULL)
+		return NULL;
+	if ((look = malloc(w->nfiles)) == NULL) {
+		wt_look_stop(w);
+		return NULL;
+	}
+	wt_look_run(lk);
+	for (i = 0; i < lk->nth; i++)
+		pthread_join(lk->th[i], NULL);
+	lk->nth = 0;
+	for (i = 0; i < w->nfiles; i++)
+		look[i] = (unsigned char)(WT_LOOK_DONE |
+		    (wt_judge(&w->files[i], &lk->seen[i]) ? WT_LOOK_STALE : 0) |
+		    (lk->seen[i].blind ? WT_LOOK_BLIND : 0));
+	wt_look_stop(w);
 	return look;
 }
 
@@ -1063,6 +1158,8 @@ wt_verify(struct watch *w, const char ***stale, size_t *nstale)
 	 * and they are stat'ed first, on several threads */
 	if (defer && w->ifd >= 0 && w->rootfd >= 0)
 		look = wt_look(w);
+	else
+		wt_look_stop(w);
 	for (i = 0; i < w->ndirs; i++) {
 		d = &w->dirs[i];
 		rewatch = all || d->dirty || d->state == WT_D_NONE ||
