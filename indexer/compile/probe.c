@@ -10,10 +10,13 @@
  *   - the rows are read through the covering index files_identity, in
  *     path order, DBP_PROBE_CHUNK at a time (memory holds one chunk,
  *     whatever the print's size);
- *   - a chunk is looked at on DBP_LOOK_THREADS threads, each taking a run
- *     of whole directories: every directory on the way to a file is
- *     lstat()ed once (it must be a directory, not a symlink: a symlink is
- *     the plan's to judge, SPEC 2.5), then each file;
+ *   - a chunk is looked at on DBP_LOOK_THREADS threads, which claim
+ *     PB_BLOCK rows at a time: every directory on the way to a file is
+ *     lstat()ed once a block (it must be a directory, not a symlink: a
+ *     symlink is the plan's to judge, SPEC 2.5), then each file.  The
+ *     helper threads start on a chunk as soon as it is read, and the
+ *     calling thread reads the next chunk before it joins them, so the
+ *     index is read while the files are looked at;
  *   - a row whose status says the file was there (ok, parse_error,
  *     shape_error, schema_error, too_large) matches a regular file of the
  *     same device, inode, size and mtime; an absent row matches nothing
@@ -33,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +63,17 @@ struct pb_chunk {
 	struct dbp_buf	 arena;		/* the paths, NUL-terminated */
 };
 
-struct pb_slice {
+/* Rows a thread claims at a time: each block looks at the directories
+ * on the way to its first file again, three lstats in 512 rows. */
+#define PB_BLOCK	512
+
+/* The look of one chunk, shared by its threads. */
+struct pb_look {
 	int		 rootfd;
 	struct pb_chunk	*c;
-	size_t		 lo, hi;
+	atomic_size_t	 next;		/* the first row not claimed yet */
+	pthread_t	 th[DBP_LOOK_THREADS];
+	size_t		 nth;		/* helpers started */
 };
 
 /* The length of path's directory part ("" has length 0). */
@@ -138,28 +149,27 @@ pb_dirs(int rootfd, const char *dir, size_t n, const char *prev, size_t pn)
 	return 0;
 }
 
-/* Look at the rows [lo, hi) of a chunk: set differs where one does not
- * match.  Runs on the probe's threads; touches only its own rows. */
-static void *
-pb_look(void *arg)
+/* Look at the rows [lo, hi) of chunk c: set differs where one does not
+ * match.  Runs on the probe's threads; touches only those rows. */
+static void
+pb_look_rows(int rootfd, struct pb_chunk *c, size_t lo, size_t hi)
 {
-	struct pb_slice *s = arg;
 	struct pb_row *r;
 	struct stat sb;
 	const char *path, *prev = "";
 	size_t i, dn, pn = 0;
 	int dirbad = 0, rc;
 
-	for (i = s->lo; i < s->hi; i++) {
-		r = &s->c->rows[i];
-		path = s->c->arena.ptr + r->path;
+	for (i = lo; i < hi; i++) {
+		r = &c->rows[i];
+		path = c->arena.ptr + r->path;
 		if (r->want == PB_ASK) {
 			r->differs = 1;
 			continue;
 		}
 		dn = pb_dirlen(path);
 		if (dn != pn || memcmp(path, prev, dn) != 0) {
-			dirbad = dn > 0 && pb_dirs(s->rootfd, path, dn, prev,
+			dirbad = dn > 0 && pb_dirs(rootfd, path, dn, prev,
 			    pn) == -1;
 			prev = path;
 			pn = dn;
@@ -168,7 +178,7 @@ pb_look(void *arg)
 			r->differs = 1;
 			continue;
 		}
-		rc = fstatat(s->rootfd, path, &sb, AT_SYMLINK_NOFOLLOW);
+		rc = fstatat(rootfd, path, &sb, AT_SYMLINK_NOFOLLOW);
 		if (r->want == PB_ABSENT)
 			r->differs = !(rc == -1 && (errno == ENOENT ||
 			    errno == ENOTDIR));
@@ -179,7 +189,22 @@ pb_look(void *arg)
 			    (int64_t)sb.st_size != r->size ||
 			    dbp_mtime_ns(&sb) != r->mtime;
 	}
-	return NULL;
+}
+
+/* Claim and look at blocks of rows until none is left. */
+static void *
+pb_look_run(void *arg)
+{
+	struct pb_look *lk = arg;
+	size_t lo, n = lk->c->n;
+
+	for (;;) {
+		lo = atomic_fetch_add(&lk->next, PB_BLOCK);
+		if (lo >= n)
+			return NULL;
+		pb_look_rows(lk->rootfd, lk->c, lo, n - lo < PB_BLOCK ? n :
+		    lo + PB_BLOCK);
+	}
 }
 
 /* What a row of this status wants on disk. */
@@ -200,47 +225,35 @@ pb_want(const char *status, int have_id)
 	return PB_ASK;	/* outside_root, unreadable, or one we do not know */
 }
 
-/* Split a chunk into runs of whole directories and look at them.  A
- * thread that does not start leaves its run to the calling thread. */
+/* Start looking at chunk c on the helper threads (none for a small
+ * chunk, or when one does not start: pb_look_end does the rest). */
 static void
-pb_look_chunk(int rootfd, struct pb_chunk *c)
+pb_look_begin(struct pb_look *lk, int rootfd, struct pb_chunk *c)
 {
-	struct pb_slice sl[DBP_LOOK_THREADS];
-	pthread_t th[DBP_LOOK_THREADS];
-	int started[DBP_LOOK_THREADS] = { 0 };
-	const char *a, *b;
-	size_t i, cut, lo = 0;
+	size_t i;
 
-	for (i = 0; i < DBP_LOOK_THREADS; i++) {
-		cut = i + 1 == DBP_LOOK_THREADS ? c->n :
-		    c->n * (i + 1) / DBP_LOOK_THREADS;
-		if (cut < lo)
-			cut = lo;
-		/* move the cut to the next change of directory */
-		while (cut > lo && cut < c->n) {
-			a = c->arena.ptr + c->rows[cut - 1].path;
-			b = c->arena.ptr + c->rows[cut].path;
-			if (pb_dirlen(a) != pb_dirlen(b) ||
-			    memcmp(a, b, pb_dirlen(a)) != 0)
-				break;
-			cut++;
-		}
-		sl[i].rootfd = rootfd;
-		sl[i].c = c;
-		sl[i].lo = lo;
-		sl[i].hi = cut;
-		lo = cut;
-	}
-	for (i = 1; i < DBP_LOOK_THREADS; i++)
-		started[i] = c->n >= DBP_PROBE_THREADS_MIN &&
-		    pthread_create(&th[i], NULL, pb_look, &sl[i]) == 0;
-	pb_look(&sl[0]);
-	for (i = 1; i < DBP_LOOK_THREADS; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		else
-			pb_look(&sl[i]);
-	}
+	lk->rootfd = rootfd;
+	lk->c = c;
+	lk->nth = 0;
+	atomic_init(&lk->next, 0);
+	if (c->n < DBP_PROBE_THREADS_MIN)
+		return;
+	for (i = 1; i < DBP_LOOK_THREADS; i++, lk->nth++)
+		if (pthread_create(&lk->th[lk->nth], NULL, pb_look_run,
+		    lk) != 0)
+			break;
+}
+
+/* Finish the look on this thread too, and join the helpers. */
+static void
+pb_look_end(struct pb_look *lk)
+{
+	size_t i;
+
+	pb_look_run(lk);
+	for (i = 0; i < lk->nth; i++)
+		pthread_join(lk->th[i], NULL);
+	lk->nth = 0;
 }
 
 /* Read up to DBP_PROBE_CHUNK rows of s into c.  1 when the statement has
@@ -286,30 +299,45 @@ int
 ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
     struct dbp_diag *d)
 {
-	struct pb_chunk c;
+	struct pb_chunk c[2], *cc;
+	struct pb_look lk;
 	sqlite3_stmt *s = NULL;
 	char **grown, *p;
 	size_t i, cap = 0;
-	int more, rc = -1;
+	int k, cur = 0, more, looking = 0, rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&c, 0, sizeof(c));
-	dbp_buf_init(&c.arena, (size_t)DBP_PROBE_CHUNK * (DBP_MAX_PATH + 1));
-	if ((c.rows = calloc(DBP_PROBE_CHUNK, sizeof(*c.rows))) == NULL)
-		return dbp_fail(d, "out of memory");
+	memset(c, 0, sizeof(c));
+	for (k = 0; k < 2; k++) {
+		dbp_buf_init(&c[k].arena, (size_t)DBP_PROBE_CHUNK *
+		    (DBP_MAX_PATH + 1));
+		if ((c[k].rows = calloc(DBP_PROBE_CHUNK, sizeof(*c[k].rows))) ==
+		    NULL) {
+			dbp_fail(d, "out of memory");
+			goto out;
+		}
+	}
 	if (sqlite3_prepare_v2(db, "SELECT path, dev, ino, size, mtime_ns, "
 	    "hash, status FROM files INDEXED BY files_identity ORDER BY path",
 	    -1, &s, NULL) != SQLITE_OK) {
 		dbp_fail(d, "index: %s", sqlite3_errmsg(db));
 		goto out;
 	}
-	do {
-		if ((more = pb_fill(db, s, &c, d)) == -1)
+	if ((more = pb_fill(db, s, &c[cur], d)) == -1)
+		goto out;
+	for (;;) {
+		cc = &c[cur];
+		pb_look_begin(&lk, rootfd, cc);
+		looking = 1;
+		/* the next chunk is read while this one is looked at */
+		c[!cur].n = 0;
+		if (more && (more = pb_fill(db, s, &c[!cur], d)) == -1)
 			goto out;
-		pb_look_chunk(rootfd, &c);
-		out->files += c.n;
-		for (i = 0; i < c.n; i++) {
-			if (!c.rows[i].differs)
+		pb_look_end(&lk);
+		looking = 0;
+		out->files += cc->n;
+		for (i = 0; i < cc->n; i++) {
+			if (!cc->rows[i].differs)
 				continue;
 			if (out->n == max) {
 				out->overflow = 1;
@@ -323,19 +351,27 @@ ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 					goto oom;
 				out->paths = grown;
 			}
-			if ((p = strdup(c.arena.ptr + c.rows[i].path)) == NULL)
+			if ((p = strdup(cc->arena.ptr + cc->rows[i].path)) ==
+			    NULL)
 				goto oom;
 			out->paths[out->n++] = p;
 		}
-	} while (more && !out->overflow);
+		if (out->overflow || c[!cur].n == 0)
+			break;
+		cur = !cur;
+	}
 	rc = 0;
 	goto out;
 oom:
 	dbp_fail(d, "out of memory");
 out:
+	if (looking)
+		pb_look_end(&lk);	/* its threads read the chunk */
 	sqlite3_finalize(s);
-	free(c.rows);
-	dbp_buf_release(&c.arena);
+	for (k = 0; k < 2; k++) {
+		free(c[k].rows);
+		dbp_buf_release(&c[k].arena);
+	}
 	if (rc == -1)
 		ix_probe_free(out);
 	return rc;
