@@ -412,8 +412,8 @@ sc_vnotes(struct sc *s, const char *table, const char *name)
 	static const char sql[] = "SELECT value, note FROM value_notes "
 	    "WHERE table_fqn = ?1 AND name = ?2 ORDER BY ord";
 
-	if (s->vnst == NULL && sqlite3_prepare_v2(s->db, sql, -1, &s->vnst,
-	    NULL) != SQLITE_OK) {
+	if (s->vnst == NULL && (s->vnst = srv_stmt(s->c->conn, sql)) ==
+	    NULL) {
 		sc_dberr(s);
 		return NULL;
 	}
@@ -820,11 +820,12 @@ sc_rows(struct sc *s)
 	sqlite3_stmt *st = NULL;
 	size_t n = 0;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT max(id) FROM columns", -1, &st,
-	    NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_int64(st, 0) > 0)
+	static const char sql[] = "SELECT max(id) FROM columns";
+
+	if ((st = srv_stmt(s->c->conn, sql)) != NULL &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
 		n = (size_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	srv_stmt_done(s->c->conn, st);
 	return n;
 }
 
@@ -1046,8 +1047,8 @@ sc_item(struct sc *s, sqlite3_int64 id)
 	cJSON *vn = NULL, *m;
 	int rc;
 
-	if (s->row == NULL && sqlite3_prepare_v2(s->db, sc_select, -1,
-	    &s->row, NULL) != SQLITE_OK) {
+	if (s->row == NULL && (s->row = srv_stmt(s->c->conn, sc_select)) ==
+	    NULL) {
 		sc_dberr(s);
 		return NULL;
 	}
@@ -1098,20 +1099,20 @@ sc_head_tables(struct sc *s, cJSON *head, const char *key, const char *sql)
 
 	if ((arr = cJSON_CreateArray()) == NULL)
 		return sc_oom(s);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = srv_stmt(s->c->conn, sql)) == NULL)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if ((v = cJSON_CreateString((const char *)
 		    sqlite3_column_text(st, 0))) == NULL ||
 		    !cJSON_AddItemToArray(arr, v)) {
 			cJSON_Delete(v);
-			sqlite3_finalize(st);
+			srv_stmt_done(s->c->conn, st);
 			cJSON_Delete(arr);
 			return sc_oom(s);
 		}
 	if (rc != SQLITE_DONE)
 		goto fail;
-	sqlite3_finalize(st);
+	srv_stmt_done(s->c->conn, st);
 	if (cJSON_GetArraySize(arr) == 0) {
 		cJSON_Delete(arr);
 		return 0;
@@ -1119,7 +1120,7 @@ sc_head_tables(struct sc *s, cJSON *head, const char *key, const char *sql)
 	return srv_json_put(head, key, arr) == -1 ? sc_oom(s) : 0;
 fail:
 	sc_dberr(s);
-	sqlite3_finalize(st);
+	srv_stmt_done(s->c->conn, st);
 	cJSON_Delete(arr);
 	return -1;
 }
@@ -1157,10 +1158,10 @@ sc_any(struct sc *s, const char *sql, int *any)
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if ((st = srv_stmt(s->c->conn, sql)) == NULL)
 		return sc_dberr(s);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	srv_stmt_done(s->c->conn, st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return sc_dberr(s);
 	*any = rc == SQLITE_ROW;
@@ -1479,8 +1480,8 @@ out:
 		free(s.kjson);
 	}
 	sqlite3_finalize(s.win);
-	sqlite3_finalize(s.row);
-	sqlite3_finalize(s.vnst);
+	srv_stmt_done(c->conn, s.row);
+	srv_stmt_done(c->conn, s.vnst);
 	free(s.needle);
 	free(mst);
 	free(merr);
