@@ -109,6 +109,13 @@ dbp_buf_adds(struct dbp_buf *b, const char *s)
 int
 dbp_buf_addc(struct dbp_buf *b, char c)
 {
+	/* the JSON writers add a character at a time: room and bound
+	 * known, no call */
+	if (!b->failed && b->len < b->max && b->len + 1 < b->cap) {
+		b->ptr[b->len++] = c;
+		b->ptr[b->len] = '\0';
+		return 0;
+	}
 	return dbp_buf_add(b, &c, 1);
 }
 

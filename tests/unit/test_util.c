@@ -4,6 +4,7 @@
  * not suit (reversed, shuffled: qsort takes over), and on duplicates.
  * dbp_read_known: the bytes of the file an lstat saw, and 1 (never a
  * wait, never a symlink followed) for anything else found there.
+ * dbp_buf_addc: its fast path keeps the buffer's bound and growth.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -229,6 +230,36 @@ test_read_known(void **state)
 	free(dir);
 }
 
+static void
+test_buf_addc(void **state)
+{
+	struct dbp_buf b;
+	size_t i;
+
+	(void)state;
+	/* across several growths, NUL-terminated all the way */
+	dbp_buf_init(&b, 1000);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(dbp_buf_addc(&b, (char)('a' + i % 26)), 0);
+		assert_int_equal(b.len, i + 1);
+		assert_int_equal(b.ptr[b.len], '\0');
+		assert_true(b.len < b.cap);
+	}
+	assert_int_equal(b.ptr[999], (char)('a' + 999 % 26));
+	/* the bound: the 1001st byte fails, and the failure sticks */
+	assert_int_equal(dbp_buf_addc(&b, 'x'), -1);
+	assert_int_equal(b.failed, 1);
+	assert_int_equal(b.len, 1000);
+	dbp_buf_release(&b);
+	dbp_buf_init(&b, 8);
+	assert_int_equal(dbp_buf_adds(&b, "abcdefg"), 0);
+	assert_int_equal(dbp_buf_addc(&b, 'h'), 0);
+	assert_int_equal(dbp_buf_addc(&b, 'i'), -1);
+	assert_int_equal(dbp_buf_addc(&b, 'j'), -1);
+	assert_string_equal(b.ptr, "abcdefgh");
+	dbp_buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -239,6 +270,7 @@ main(void)
 		cmocka_unit_test(test_one_far),
 		cmocka_unit_test(test_small_and_duplicates),
 		cmocka_unit_test(test_read_known),
+		cmocka_unit_test(test_buf_addc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
