@@ -191,6 +191,12 @@ static int	gr_pass(sqlite3 *, sqlite3_stmt *, sqlite3_stmt *,
 int
 ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 {
+	return ix_grams_build_per(db, DBP_GRAMS_PASS_COLUMNS, d);
+}
+
+int
+ix_grams_build_per(sqlite3 *db, int64_t per_pass, struct dbp_diag *d)
+{
 	/* every column with the text its search reads (the column_search
 	 * view of sql/schema.sql), in id order */
 	static const char sql_text[] = "SELECT id, text FROM column_search "
@@ -220,14 +226,17 @@ ix_grams_build(sqlite3 *db, struct dbp_diag *d)
 		dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
 		goto out;
 	}
-	/* One pass per DBP_GRAMS_PASS_COLUMNS columns, each building the
-	 * lists of its share of the trigrams: the lists in memory at once
-	 * stay bounded whatever the print's size. */
+	/* One pass per per_pass column ids, each building the lists of its
+	 * share of the trigrams: the lists in memory at once stay bounded
+	 * whatever the print's size. */
 	b.npass = 1;
+	if (per_pass < 1)
+		per_pass = 1;
 	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM columns", -1, &cnt,
-	    NULL) == SQLITE_OK && sqlite3_step(cnt) == SQLITE_ROW)
+	    NULL) == SQLITE_OK && sqlite3_step(cnt) == SQLITE_ROW &&
+	    sqlite3_column_int64(cnt, 0) > 0)
 		b.npass = 1 + (uint32_t)(sqlite3_column_int64(cnt, 0) /
-		    DBP_GRAMS_PASS_COLUMNS);
+		    per_pass);
 	sqlite3_finalize(cnt);
 	for (b.pass = 0; b.pass < b.npass; b.pass++) {
 		if (gr_pass(db, st, ins, &b, d) == -1)

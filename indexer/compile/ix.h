@@ -189,6 +189,9 @@ void	 ix_writer_close(struct ix_writer *w);
  * at the end of a run, rebuild it when full or when the changed tables
  * hold more than DBP_GRAMS_DIRTY_MAX columns.  0, or -1 with d set. */
 int	 ix_grams_build(sqlite3 *db, struct dbp_diag *d);
+/* ix_grams_build in passes of per_pass column ids, not
+ * DBP_GRAMS_PASS_COLUMNS (the tests' way to many passes). */
+int	 ix_grams_build_per(sqlite3 *db, int64_t per_pass, struct dbp_diag *d);
 int	 ix_grams_settle(sqlite3 *db, int full, struct dbp_diag *d);
 
 /* Delete every row derived from table fqn's files (not its files rows).

@@ -4,8 +4,9 @@
  * substring test over every column's search text, for random texts and
  * needles (offsets and id gaps past one varint byte, repeats, needles at
  * and across field ends, needles too long to check whole); stale ids are
- * dropped; settling rebuilds only past DBP_GRAMS_DIRTY_MAX; a damaged
- * list is an error, never a crash.
+ * dropped; settling rebuilds only past DBP_GRAMS_DIRTY_MAX; a build in
+ * many passes writes the lists one pass writes; a damaged list is an
+ * error, never a crash.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -406,6 +407,56 @@ test_settle(void **state)
 	assert_int_equal(tg_marks(), 0);
 }
 
+/* Every list, in gram order, as text (malloc'd). */
+static char *
+tg_lists(void)
+{
+	sqlite3_stmt *st;
+	char *s = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT group_concat(gram || "
+	    "':' || hex(postings), ',') FROM (SELECT gram, postings FROM "
+	    "column_grams ORDER BY gram)", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	if (sqlite3_column_text(st, 0) != NULL)
+		s = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	assert_non_null(s);
+	return s;
+}
+
+/* Built in 2, 7 and 50 passes (each its share of the trigrams), the
+ * lists are the one pass's, byte for byte. */
+static void
+test_passes(void **state)
+{
+	static const int npass[] = { 2, 7, 50 };
+	struct dbp_diag d;
+	sqlite3_stmt *st;
+	int64_t max;
+	char *one, *many;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(id), "
+	    "(SELECT count(*) FROM column_grams) FROM columns", -1, &st,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	max = sqlite3_column_int64(st, 0);
+	assert_true(sqlite3_column_int64(st, 1) > 1000);
+	sqlite3_finalize(st);
+	assert_true(max < DBP_GRAMS_PASS_COLUMNS);	/* setup: one pass */
+	one = tg_lists();
+	for (i = 0; i < sizeof(npass) / sizeof(npass[0]); i++) {
+		assert_int_equal(ix_grams_build_per(db, max / (npass[i] - 1),
+		    &d), 0);
+		many = tg_lists();
+		assert_string_equal(many, one);
+		free(many);
+	}
+	free(one);
+}
+
 /* A damaged list is reported, never read past its end. */
 static void
 test_damaged(void **state)
@@ -442,6 +493,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stale_dropped, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_passes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 	};
 
