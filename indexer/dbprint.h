@@ -12,6 +12,8 @@
 #ifndef DBPRINT_H
 #define DBPRINT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +130,29 @@ int	dbp_read_known(int dirfd, const char *rel, size_t size, char **out);
 
 /* XXH3-128 of p[0..n) as 32 lowercase hex digits into out[33]. */
 void	dbp_hash_hex(const void *p, size_t n, char out[33]);
+
+/*
+ * Work shared out on DBP_LOOK_THREADS threads: fn(arg, lo, hi) over
+ * [0, n) in runs of step, each claimed by whichever thread comes first.
+ * dbp_claims_begin starts the helper threads (none when n < min or one
+ * does not start), so the caller can go on with other work while they
+ * run; dbp_claims_end does what is left on the calling thread and joins
+ * them; dbp_claims_stop leaves what is left undone and joins them (fn's
+ * data may then be freed).  Allocates nothing; fn must touch only what
+ * its range owns.
+ */
+struct dbp_claims {
+	void		(*fn)(void *, size_t, size_t);
+	void		 *arg;
+	size_t		  n, step;
+	atomic_size_t	  next;		/* the first index not claimed yet */
+	pthread_t	  th[DBP_LOOK_THREADS];
+	size_t		  nth;		/* helpers running */
+};
+void	dbp_claims_begin(struct dbp_claims *cl, size_t n, size_t step,
+	    size_t min, void (*fn)(void *, size_t, size_t), void *arg);
+void	dbp_claims_end(struct dbp_claims *cl);
+void	dbp_claims_stop(struct dbp_claims *cl);
 
 /* Sort the n strings of v by strcmp, in place.  Made for lists that come
  * nearly in order (a print's paths listed table by table): about n steps

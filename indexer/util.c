@@ -331,6 +331,66 @@ dbp_read_known(int dirfd, const char *rel, size_t size, char **out)
 	return 0;
 }
 
+/* Claim and run steps until none is left (a helper's body too). */
+static void *
+u_claims_run(void *p)
+{
+	struct dbp_claims *cl = p;
+	size_t lo;
+
+	for (;;) {
+		lo = atomic_fetch_add(&cl->next, cl->step);
+		if (lo >= cl->n)
+			return NULL;
+		cl->fn(cl->arg, lo, cl->n - lo < cl->step ? cl->n :
+		    lo + cl->step);
+	}
+}
+
+void
+dbp_claims_begin(struct dbp_claims *cl, size_t n, size_t step, size_t min,
+    void (*fn)(void *, size_t, size_t), void *arg)
+{
+	size_t i;
+
+	cl->fn = fn;
+	cl->arg = arg;
+	cl->n = n;
+	cl->step = step > 0 ? step : 1;
+	cl->nth = 0;
+	atomic_init(&cl->next, 0);
+	if (n < min)
+		return;
+	for (i = 1; i < DBP_LOOK_THREADS; i++, cl->nth++)
+		if (pthread_create(&cl->th[cl->nth], NULL, u_claims_run,
+		    cl) != 0)
+			break;
+}
+
+static void
+u_claims_join(struct dbp_claims *cl)
+{
+	size_t i;
+
+	for (i = 0; i < cl->nth; i++)
+		pthread_join(cl->th[i], NULL);
+	cl->nth = 0;
+}
+
+void
+dbp_claims_end(struct dbp_claims *cl)
+{
+	u_claims_run(cl);
+	u_claims_join(cl);
+}
+
+void
+dbp_claims_stop(struct dbp_claims *cl)
+{
+	atomic_store(&cl->next, cl->n);
+	u_claims_join(cl);
+}
+
 static int
 u_strcmp(const void *a, const void *b)
 {

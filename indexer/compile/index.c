@@ -996,8 +996,9 @@ ox_read(struct ox_run *r, struct ox_file *f)
 	if (f->buf != NULL || f->have_hash)
 		return 0;
 	/* A file the plain lstat found regular (ox_prefetch): read it in
-	 * three system calls, not five, its identity the lstat's (taken
-	 * before the read, as below). */
+	 * three system calls (open, read, close) where dbp_read_file takes
+	 * four, its identity the lstat's (taken before the read, as
+	 * dbp_read_file's is). */
 	if (f->prefetched && f->look.state == IX_LOOK_FILE &&
 	    r->safe.rootfd >= 0 && f->look.id.size >= 0 &&
 	    f->look.id.size <= DBP_MAX_FILE_BYTES) {

@@ -8,7 +8,7 @@
  * much again in user time as the system calls it makes:
  *
  *   - the rows are read through the covering index files_identity, in
- *     path order, DBP_PROBE_CHUNK at a time (memory holds one chunk,
+ *     path order, DBP_PROBE_CHUNK at a time (memory holds two chunks,
  *     whatever the print's size);
  *   - a chunk is looked at on DBP_LOOK_THREADS threads, which claim
  *     PB_BLOCK rows at a time: every directory on the way to a file is
@@ -35,8 +35,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,17 +61,15 @@ struct pb_chunk {
 	struct dbp_buf	 arena;		/* the paths, NUL-terminated */
 };
 
-/* Rows a thread claims at a time: each block looks at the directories
- * on the way to its first file again, three lstats in 512 rows. */
+/* Rows a thread claims at a time (dbp_claims): each block looks at the
+ * directories on the way to its first file again, three lstats in 512
+ * rows. */
 #define PB_BLOCK	512
 
-/* The look of one chunk, shared by its threads. */
+/* What the threads looking at one chunk share. */
 struct pb_look {
 	int		 rootfd;
 	struct pb_chunk	*c;
-	atomic_size_t	 next;		/* the first row not claimed yet */
-	pthread_t	 th[DBP_LOOK_THREADS];
-	size_t		 nth;		/* helpers started */
 };
 
 /* The length of path's directory part ("" has length 0). */
@@ -149,11 +145,14 @@ pb_dirs(int rootfd, const char *dir, size_t n, const char *prev, size_t pn)
 	return 0;
 }
 
-/* Look at the rows [lo, hi) of chunk c: set differs where one does not
- * match.  Runs on the probe's threads; touches only those rows. */
+/* Look at the rows [lo, hi) of the chunk lk (a struct pb_look): set
+ * differs where one does not match.  Runs on the probe's threads
+ * (dbp_claims); touches only those rows. */
 static void
-pb_look_rows(int rootfd, struct pb_chunk *c, size_t lo, size_t hi)
+pb_look_rows(void *lk, size_t lo, size_t hi)
 {
+	struct pb_chunk *c = ((struct pb_look *)lk)->c;
+	int rootfd = ((struct pb_look *)lk)->rootfd;
 	struct pb_row *r;
 	struct stat sb;
 	const char *path, *prev = "";
@@ -191,22 +190,6 @@ pb_look_rows(int rootfd, struct pb_chunk *c, size_t lo, size_t hi)
 	}
 }
 
-/* Claim and look at blocks of rows until none is left. */
-static void *
-pb_look_run(void *arg)
-{
-	struct pb_look *lk = arg;
-	size_t lo, n = lk->c->n;
-
-	for (;;) {
-		lo = atomic_fetch_add(&lk->next, PB_BLOCK);
-		if (lo >= n)
-			return NULL;
-		pb_look_rows(lk->rootfd, lk->c, lo, n - lo < PB_BLOCK ? n :
-		    lo + PB_BLOCK);
-	}
-}
-
 /* What a row of this status wants on disk. */
 static int
 pb_want(const char *status, int have_id)
@@ -223,37 +206,6 @@ pb_want(const char *status, int have_id)
 		if (strcmp(status, present[i]) == 0)
 			return have_id ? PB_PRESENT : PB_ASK;
 	return PB_ASK;	/* outside_root, unreadable, or one we do not know */
-}
-
-/* Start looking at chunk c on the helper threads (none for a small
- * chunk, or when one does not start: pb_look_end does the rest). */
-static void
-pb_look_begin(struct pb_look *lk, int rootfd, struct pb_chunk *c)
-{
-	size_t i;
-
-	lk->rootfd = rootfd;
-	lk->c = c;
-	lk->nth = 0;
-	atomic_init(&lk->next, 0);
-	if (c->n < DBP_PROBE_THREADS_MIN)
-		return;
-	for (i = 1; i < DBP_LOOK_THREADS; i++, lk->nth++)
-		if (pthread_create(&lk->th[lk->nth], NULL, pb_look_run,
-		    lk) != 0)
-			break;
-}
-
-/* Finish the look on this thread too, and join the helpers. */
-static void
-pb_look_end(struct pb_look *lk)
-{
-	size_t i;
-
-	pb_look_run(lk);
-	for (i = 0; i < lk->nth; i++)
-		pthread_join(lk->th[i], NULL);
-	lk->nth = 0;
 }
 
 /* Read up to DBP_PROBE_CHUNK rows of s into c.  1 when the statement has
@@ -301,6 +253,7 @@ ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 {
 	struct pb_chunk c[2], *cc;
 	struct pb_look lk;
+	struct dbp_claims cl;
 	sqlite3_stmt *s = NULL;
 	char **grown, *p;
 	size_t i, cap = 0;
@@ -327,13 +280,16 @@ ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 		goto out;
 	for (;;) {
 		cc = &c[cur];
-		pb_look_begin(&lk, rootfd, cc);
+		lk.rootfd = rootfd;
+		lk.c = cc;
+		dbp_claims_begin(&cl, cc->n, PB_BLOCK, DBP_PROBE_THREADS_MIN,
+		    pb_look_rows, &lk);
 		looking = 1;
 		/* the next chunk is read while this one is looked at */
 		c[!cur].n = 0;
 		if (more && (more = pb_fill(db, s, &c[!cur], d)) == -1)
 			goto out;
-		pb_look_end(&lk);
+		dbp_claims_end(&cl);
 		looking = 0;
 		out->files += cc->n;
 		for (i = 0; i < cc->n; i++) {
@@ -366,7 +322,7 @@ oom:
 	dbp_fail(d, "out of memory");
 out:
 	if (looking)
-		pb_look_end(&lk);	/* its threads read the chunk */
+		dbp_claims_stop(&cl);	/* its threads read the chunk */
 	sqlite3_finalize(s);
 	for (k = 0; k < 2; k++) {
 		free(c[k].rows);

@@ -56,7 +56,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +130,7 @@ struct wt_seen {
  * DBP_LOOK_THREADS - 1 helper threads as soon as the set's paths are
  * sorted (wt_look_start), so they run while the main thread reads the
  * rows and builds the directories, then finished on every thread
- * (wt_look).  A thread claims WT_LOOK_CHUNK files at a time.  It reads
+ * (wt_look).  A thread claims WT_LOOK_CHUNK files at a time (dbp_claims).  It reads
  * the paths and writes seen[] only: the rows are compared after the join.
  */
 #define WT_LOOK_CHUNK	256
@@ -140,11 +139,8 @@ struct wt_look {
 	int		 rootfd;
 	const char	*root;
 	const struct wt_file *files;	/* the set's, sorted: paths only */
-	size_t		 n;
-	struct wt_seen	*seen;		/* n of them */
-	atomic_size_t	 next;		/* the first file not claimed yet */
-	pthread_t	 th[DBP_LOOK_THREADS];
-	size_t		 nth;		/* helpers started */
+	struct wt_seen	*seen;		/* one per file */
+	struct dbp_claims cl;		/* the threads */
 };
 
 struct watch {
@@ -1037,23 +1033,15 @@ wt_stale(struct watch *w, struct wt_file *f)
 #define WT_LOOK_STALE	0x2
 #define WT_LOOK_BLIND	0x4
 
-/* Claim and stat files until none is left. */
-static void *
-wt_look_run(void *p)
+/* Stat the files [from, to) of the look lk. */
+static void
+wt_look_run(void *lk, size_t from, size_t to)
 {
-	struct wt_look *lk = p;
-	size_t i, from, to;
+	struct wt_look *l = lk;
+	size_t i;
 
-	for (;;) {
-		from = atomic_fetch_add(&lk->next, WT_LOOK_CHUNK);
-		if (from >= lk->n)
-			return NULL;
-		to = lk->n - from < WT_LOOK_CHUNK ? lk->n : from +
-		    WT_LOOK_CHUNK;
-		for (i = from; i < to; i++)
-			wt_see(lk->rootfd, lk->root, lk->files[i].path,
-			    &lk->seen[i]);
-	}
+	for (i = from; i < to; i++)
+		wt_see(l->rootfd, l->root, l->files[i].path, &l->seen[i]);
 }
 
 /* A first pass is coming that stats every file of w's set (loaded up to
@@ -1064,7 +1052,6 @@ static void
 wt_look_start(struct watch *w)
 {
 	struct wt_look *lk;
-	size_t i;
 
 	if (w->look != NULL || !wt_defer || !w->first_pass || w->ifd < 0 ||
 	    w->rootfd < 0 || w->nfiles < DBP_WATCH_LOOK_MIN ||
@@ -1077,12 +1064,8 @@ wt_look_start(struct watch *w)
 	lk->rootfd = w->rootfd;
 	lk->root = w->root;
 	lk->files = w->files;
-	lk->n = w->nfiles;
-	atomic_init(&lk->next, 0);
-	for (i = 1; i < DBP_LOOK_THREADS; i++, lk->nth++)
-		if (pthread_create(&lk->th[lk->nth], NULL, wt_look_run,
-		    lk) != 0)
-			break;
+	dbp_claims_begin(&lk->cl, w->nfiles, WT_LOOK_CHUNK, 0, wt_look_run,
+	    lk);
 	w->look = lk;
 }
 
@@ -1092,13 +1075,10 @@ static void
 wt_look_stop(struct watch *w)
 {
 	struct wt_look *lk = w->look;
-	size_t i;
 
 	if (lk == NULL)
 		return;
-	atomic_store(&lk->next, lk->n);
-	for (i = 0; i < lk->nth; i++)
-		pthread_join(lk->th[i], NULL);
+	dbp_claims_stop(&lk->cl);
 	free(lk->seen);
 	free(lk);
 	w->look = NULL;
@@ -1122,10 +1102,7 @@ wt_look(struct watch *w)
 		wt_look_stop(w);
 		return NULL;
 	}
-	wt_look_run(lk);
-	for (i = 0; i < lk->nth; i++)
-		pthread_join(lk->th[i], NULL);
-	lk->nth = 0;
+	dbp_claims_end(&lk->cl);
 	for (i = 0; i < w->nfiles; i++)
 		look[i] = (unsigned char)(WT_LOOK_DONE |
 		    (wt_judge(&w->files[i], &lk->seen[i]) ? WT_LOOK_STALE : 0) |

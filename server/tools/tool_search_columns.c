@@ -817,10 +817,9 @@ sc_count(struct sc *s)
 static size_t
 sc_rows(struct sc *s)
 {
+	static const char sql[] = "SELECT max(id) FROM columns";
 	sqlite3_stmt *st = NULL;
 	size_t n = 0;
-
-	static const char sql[] = "SELECT max(id) FROM columns";
 
 	if ((st = srv_stmt(s->c->conn, sql)) != NULL &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)

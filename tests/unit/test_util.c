@@ -5,6 +5,7 @@
  * dbp_read_known: the bytes of the file an lstat saw, and 1 (never a
  * wait, never a symlink followed) for anything else found there.
  * dbp_buf_addc: its fast path keeps the buffer's bound and growth.
+ * dbp_claims: every index run once, whoever claims it; a stop joins.
  */
 #define _POSIX_C_SOURCE	200809L
 
@@ -260,6 +261,61 @@ test_buf_addc(void **state)
 	dbp_buf_release(&b);
 }
 
+#define CL_N	10007
+
+static void
+cl_count(void *arg, size_t lo, size_t hi)
+{
+	unsigned char *seen = arg;
+	size_t i;
+
+	assert_true(lo < hi && hi <= CL_N);
+	for (i = lo; i < hi; i++)
+		seen[i]++;
+}
+
+static void
+test_claims(void **state)
+{
+	static unsigned char seen[CL_N];
+	struct dbp_claims cl;
+	size_t i, steps[] = { 1, 7, 512, CL_N, CL_N * 2 };
+	size_t k, done;
+
+	(void)state;
+	for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		memset(seen, 0, sizeof(seen));
+		dbp_claims_begin(&cl, CL_N, steps[k], 0, cl_count, seen);
+		dbp_claims_end(&cl);
+		assert_int_equal(cl.nth, 0);
+		for (i = 0; i < CL_N; i++)
+			assert_int_equal(seen[i], 1);
+	}
+	/* under min: no helper, the caller does it all */
+	memset(seen, 0, sizeof(seen));
+	dbp_claims_begin(&cl, CL_N, 64, CL_N + 1, cl_count, seen);
+	assert_int_equal(cl.nth, 0);
+	dbp_claims_end(&cl);
+	for (i = 0; i < CL_N; i++)
+		assert_int_equal(seen[i], 1);
+	/* stopped: each index run at most once, and nothing after the join */
+	memset(seen, 0, sizeof(seen));
+	dbp_claims_begin(&cl, CL_N, 1, 0, cl_count, seen);
+	dbp_claims_stop(&cl);
+	assert_int_equal(cl.nth, 0);
+	for (i = 0, done = 0; i < CL_N; i++) {
+		assert_true(seen[i] <= 1);
+		done += seen[i];
+	}
+	dbp_claims_end(&cl);	/* nothing is left to claim */
+	for (i = 0, k = 0; i < CL_N; i++)
+		k += seen[i];
+	assert_int_equal(k, done);
+	/* nothing to do */
+	dbp_claims_begin(&cl, 0, 8, 0, cl_count, seen);
+	dbp_claims_end(&cl);
+}
+
 int
 main(void)
 {
@@ -271,6 +327,7 @@ main(void)
 		cmocka_unit_test(test_small_and_duplicates),
 		cmocka_unit_test(test_read_known),
 		cmocka_unit_test(test_buf_addc),
+		cmocka_unit_test(test_claims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
