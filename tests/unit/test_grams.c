@@ -5,7 +5,8 @@
  * needles (offsets and id gaps past one varint byte, repeats, needles at
  * and across field ends, needles too long to check whole); stale ids are
  * dropped; settling rebuilds only past DBP_GRAMS_DIRTY_MAX; a build in
- * many passes writes the lists one pass writes; a damaged list is an
+ * many passes writes the lists one pass writes; the texts the build reads
+ * are the column_search view's, byte for byte; a damaged list is an
  * error, never a crash.
  */
 #define _POSIX_C_SOURCE	200809L
@@ -457,6 +458,111 @@ test_passes(void **state)
 	free(one);
 }
 
+/* Every column's text as ix_gtext reads it (columns alone, value notes
+ * only where its Bloom filter says) is the column_search view's, in the
+ * same order: on the random columns and on the edges added here (an
+ * empty note, a name shared by two tables of which one has notes, a part
+ * of a column with notes, a name and a note with a NUL, notes under a
+ * table with no such column, more notes than the filter's bits would
+ * keep apart). */
+static void
+test_texts(void **state)
+{
+	static const char *edges[] = {
+		/* id, table, name, part, note */
+		"t2", "e_empty", "", "",
+		"t2", "c1_", "", NULL,		/* a name "t" has notes for */
+		"t3", "shared", "", "mine",
+		"t4", "shared", "", NULL,
+		"t3", "shared", ".p", NULL,	/* a part: its label */
+		"t3", "", "", NULL,		/* an empty name */
+	};
+	struct dbp_diag d;
+	struct ix_gtext *g;
+	sqlite3_stmt *st, *vs;
+	const char *text, *want;
+	int64_t id;
+	size_t i, n = 0, withnotes = 0;
+	char name[32];
+	int rc;
+
+	(void)state;
+	exec("BEGIN");
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO columns (id, "
+	    "table_fqn, name, part, label, ord, in_stats, note) VALUES "
+	    "((SELECT max(id) + 1 FROM columns), ?1, ?2, ?3, ?2 || ?3, 1, 1, "
+	    "?4)", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i += 4) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, edges[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, edges[i + 1], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, edges[i + 2], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, edges[i + 3], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	}
+	/* a name and a note with a NUL inside */
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, "t3", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, "nu\0l", 4, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, "no\0te", 6, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO value_notes "
+	    "(table_fqn, name, ord, value, text, note) VALUES (?1, ?2, ?3, "
+	    "'1', '1', ?4)", -1, &vs, NULL), SQLITE_OK);
+	for (i = 0; i < 3; i++) {		/* t3.shared: three notes */
+		sqlite3_reset(vs);
+		sqlite3_bind_text(vs, 1, "t3", -1, SQLITE_STATIC);
+		sqlite3_bind_text(vs, 2, "shared", -1, SQLITE_STATIC);
+		sqlite3_bind_int(vs, 3, (int)(3 - i));	/* out of order */
+		sqlite3_bind_text(vs, 4, i == 1 ? "" : "n\tote", -1,
+		    SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(vs), SQLITE_DONE);
+	}
+	/* 40,000 notes of columns no table has, so the filter's bits are
+	 * mostly set and columns without notes are asked too */
+	for (i = 0; i < 40000; i++) {
+		snprintf(name, sizeof(name), "ghost%zu", i);
+		sqlite3_reset(vs);
+		sqlite3_bind_text(vs, 1, i % 2 ? "t2" : "t9", -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(vs, 2, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(vs, 3, 1);
+		sqlite3_bind_text(vs, 4, "ghost", -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(vs), SQLITE_DONE);
+	}
+	sqlite3_finalize(vs);
+	exec("COMMIT");
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT id, text, (SELECT "
+	    "count(*) FROM value_notes v WHERE v.table_fqn = c.table_fqn AND "
+	    "v.name = c.name AND c.part = '') FROM column_search c ORDER BY "
+	    "id", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(ix_gtext_open(db, &g, &d), 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		assert_int_equal(ix_gtext_next(g, &id, &text, &d), 1);
+		assert_int_equal(id, sqlite3_column_int64(st, 0));
+		want = (const char *)sqlite3_column_text(st, 1);
+		if (want == NULL || strcmp(text, want) != 0)
+			fail_msg("column %lld: \"%s\", the view \"%s\"",
+			    (long long)id, text, want ? want : "(null)");
+		if (sqlite3_column_int(st, 2) > 0)
+			withnotes++;
+		n++;
+	}
+	assert_int_equal(rc, SQLITE_DONE);
+	assert_int_equal(ix_gtext_next(g, &id, &text, &d), 0);
+	/* rewound, the first column again */
+	ix_gtext_rewind(g);
+	assert_int_equal(ix_gtext_next(g, &id, &text, &d), 1);
+	assert_int_equal(id, cols[0].id);
+	ix_gtext_close(g);
+	sqlite3_finalize(st);
+	assert_int_equal(n, TG_COLS + 7);
+	assert_true(withnotes > 10);	/* random ones and t3.shared */
+}
+
 /* A damaged list is reported, never read past its end. */
 static void
 test_damaged(void **state)
@@ -494,6 +600,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_texts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 	};
 
