@@ -132,7 +132,10 @@ bench_tools() {
 #     and /proc/sys/vm/drop_caches can be written)   target <= 0.5 s at
 #     the larger print
 #   warm p50 of each tool call                       target <= 1.5x the
-#     10,000-table p50
+#     10,000-table p50; the warm calls run in BENCH_ROUNDS rounds (5),
+#     each size's server in turn, so a change of the machine's speed
+#     during the run falls on both sizes alike: a figure is the median
+#     of its rounds' p50s, the CPU their mean
 #   server CPU per warm call (schedstat)             target <= 1 ms for
 #     search_columns and list_tables {"detail": true} at 10,000
 #   server peak resident memory                      target <= 64 MB
@@ -219,27 +222,47 @@ bench_scale() {
 		else
 			_sp=$_bp _si=$_bi
 		fi
-		_specs_of "$_si" >"$_bw/.specs"
+		_specs_of "$_si" >"$_bw/.specs-$_n"
 		_o=$_bw/.scale-$_n
 		# the first answers on a warm page cache: one search first,
 		# unmeasured (the build and the other size's runs may have
 		# pushed the index's pages out)
 		bench_scale_run "$_sp" "$_si" /dev/null 1 \
-		    "$(grep "^search_sensitivity=" "$_bw/.specs")" || return 1
-		# the warm run: every call, REPEAT each (the page cache warmed
-		# by a first answer of each tool before)
+		    "$(grep "^search_sensitivity=" "$_bw/.specs-$_n")" ||
+		    return 1
 		for _t in $_first; do
 			bench_scale_run "$_sp" "$_si" "$_o.first-$_t" 1 \
-			    "$(grep "^$_t=" "$_bw/.specs")" || return 1
+			    "$(grep "^$_t=" "$_bw/.specs-$_n")" || return 1
 		done
-		set --
-		while read -r _l; do set -- "$@" "$_l"; done <"$_bw/.specs"
-		bench_scale_run "$_sp" "$_si" "$_o" "${BENCH_REPEAT:-50}" "$@" ||
-		    return 1
 		# the cold start: the first answer of search_columns
 		bench_scale_evict "$_sp" "$_si"
 		bench_scale_run "$_sp" "$_si" "$_o.cold" 1 \
-		    "$(grep '^search_sensitivity=' "$_bw/.specs")" || return 1
+		    "$(grep '^search_sensitivity=' "$_bw/.specs-$_n")" ||
+		    return 1
+	done
+	# the warm runs: every call REPEAT / ROUNDS times a round, each
+	# size in turn (bench-tools makes one untimed call of each label
+	# first, so every timed call is a warm one)
+	_rounds=${BENCH_ROUNDS:-5}
+	_per=$(( (${BENCH_REPEAT:-50} + _rounds - 1) / _rounds ))
+	_r=1
+	while [ "$_r" -le "$_rounds" ]; do
+		for _n in $_sizes; do
+			if [ "$_n" = 10000 ]; then
+				_sp=$_p10 _si=$_i10
+			else
+				_sp=$_bp _si=$_bi
+			fi
+			set --
+			while read -r _l; do set -- "$@" "$_l"; done \
+			    <"$_bw/.specs-$_n"
+			bench_scale_run "$_sp" "$_si" "$_bw/.scale-$_n.r$_r" \
+			    "$_per" "$@" || return 1
+		done
+		_r=$((_r + 1))
+	done
+	for _n in $_sizes; do
+		bench_scale_merge "$_bw"/.scale-"$_n".r* >"$_bw/.scale-$_n"
 	done
 	set -- $_sizes
 	_lo=$1 _hi=${2:-}
@@ -300,7 +323,37 @@ bench_scale() {
 	_hdr "server peak RSS" "$_a MB" "${_z:+$_z MB}" "<= 64 MB" \
 	    "$(bench_scale_verdict "${_z:-$_a}" 64)"
 	[ -n "$_hi" ] || echo "   (BENCH_TABLES=100000 gives the 100,000-table column)"
-	rm -f "$_bw"/.scale-* "$_bw/.specs"
+	rm -f "$_bw"/.scale-* "$_bw"/.specs-*
+}
+
+# bench_scale_merge FILE... - the rounds' bench-tools lines as one run's:
+# per label the median of the p50s and of the p90s, the mean CPU a call,
+# the errors summed; the largest peak RSS
+bench_scale_merge() {
+	awk '
+	function median(s,    a, n, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	$2 == "p50" {
+		if (!($1 in p50)) order[++nl] = $1
+		p50[$1] = p50[$1] " " $3; p90[$1] = p90[$1] " " $6
+		cpu[$1] += $9; runs[$1]++; bytes[$1] = $12; err[$1] += $14
+	}
+	$1 == "server" && $2 == "peak" && $4 + 0 > rss { rss = $4 + 0 }
+	END {
+		for (i = 1; i <= nl; i++) {
+			l = order[i]
+			printf "%-20s p50 %9.0f us  p90 %9.0f us  cpu %8.0f us/call  bytes %6d  error %d\n",
+			    l, median(p50[l]), median(p90[l]), cpu[l] / runs[l],
+			    bytes[l], err[l]
+		}
+		printf "server               peak rss %d KB\n", rss
+	}' "$@"
 }
 
 # bench_scale_verdict VALUE LIMIT -> PASS or MISSED (MISSED when empty)
