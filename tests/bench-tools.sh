@@ -132,10 +132,14 @@ bench_tools() {
 #     and /proc/sys/vm/drop_caches can be written)   target <= 0.5 s at
 #     the larger print
 #   warm p50 of each tool call                       target <= 1.5x the
-#     10,000-table p50; the warm calls run in BENCH_ROUNDS rounds (5),
-#     each size's server in turn, so a change of the machine's speed
-#     during the run falls on both sizes alike: a figure is the median
-#     of its rounds' p50s, the CPU their mean
+#     10,000-table p50; the warm calls run in BENCH_ROUNDS rounds (3)
+#     of BENCH_REPEAT calls (50), each size's server in turn, so a
+#     change of the machine's speed during the run falls on both sizes
+#     alike: a figure is the median of its rounds' p50s, the CPU their
+#     mean.  (Fewer calls a round would not do: after a call that pins
+#     another set of files, the server's idle steps watch its
+#     directories for the next few dozen milliseconds, and the calls
+#     meanwhile cost up to twice as much.)
 #   server CPU per warm call (schedstat)             target <= 1 ms for
 #     search_columns and list_tables {"detail": true} at 10,000
 #   server peak resident memory                      target <= 64 MB
@@ -240,11 +244,11 @@ bench_scale() {
 		    "$(grep '^search_sensitivity=' "$_bw/.specs-$_n")" ||
 		    return 1
 	done
-	# the warm runs: every call REPEAT / ROUNDS times a round, each
-	# size in turn (bench-tools makes one untimed call of each label
-	# first, so every timed call is a warm one)
-	_rounds=${BENCH_ROUNDS:-5}
-	_per=$(( (${BENCH_REPEAT:-50} + _rounds - 1) / _rounds ))
+	# the warm runs: every call REPEAT times a round, each size in
+	# turn (bench-tools makes one untimed call of each label first, so
+	# every timed call is a warm one)
+	_rounds=${BENCH_ROUNDS:-3}
+	_per=${BENCH_REPEAT:-50}
 	_r=1
 	while [ "$_r" -le "$_rounds" ]; do
 		for _n in $_sizes; do
