@@ -224,6 +224,9 @@ ox_wal(sqlite3 *db, int wait_ms, struct dbp_diag *d)
 	return d != NULL ? dbp_fail(d, "index: %s", sqlite3_errmsg(db)) : -1;
 }
 
+void	(*ix_test_after_plan)(void *);
+void	 *ix_test_after_plan_arg;
+
 static int
 ox_prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct dbp_diag *d)
 {
@@ -2873,6 +2876,8 @@ ix_update(sqlite3 *db, const char *connection, const char *print_root,
 		}
 		if (r.manifest_parsed && ox_write_entries(&r, &w, lo, hi) == -1)
 			goto out;
+		if (ix_test_after_plan != NULL)
+			ix_test_after_plan(ix_test_after_plan_arg);
 		if (ox_run_jobs(&r, &w) == -1)
 			goto out;
 		for (i = lo; i < hi; i++)

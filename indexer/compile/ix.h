@@ -180,6 +180,13 @@ int	 ix_probe(sqlite3 *db, int rootfd, size_t max, struct ix_probe *out,
 	    struct dbp_diag *d);
 void	 ix_probe_free(struct ix_probe *p);
 
+/* Tests only: called with ix_test_after_plan_arg once a batch of tables
+ * is planned, before its files are read (test_index changes files
+ * there, as an editor might while a run goes on).  NULL in the
+ * programs. */
+extern void	(*ix_test_after_plan)(void *arg);
+extern void	 *ix_test_after_plan_arg;
+
 struct ix_writer;	/* prepared statements of one run (fill.c) */
 
 int	 ix_writer_open(sqlite3 *db, struct ix_writer **w, struct dbp_diag *d);

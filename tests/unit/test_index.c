@@ -2,8 +2,9 @@
  * test_index.c - the indexer library: every artifact kind lands in its
  * tables; every bad-input case becomes its status and exact message; the
  * incremental rules (unchanged / rehashed / re-parsed, removal), refresh,
- * digests, schema-version rebuild; and the fold, collapse and path
- * helpers.  Each test builds a small print of its own under /tmp.
+ * digests, schema-version rebuild; a file that changes between the plan's
+ * look and the read; and the fold, collapse and path helpers.  Each test
+ * builds a small print of its own under /tmp.
  */
 #define _XOPEN_SOURCE	700	/* realpath, nftw */
 
@@ -1074,6 +1075,143 @@ test_too_large(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* A file that changes between the plan's look and the read             */
+
+#define CL_TABLES	(DBP_LOOK_MIN_TABLES + 20)	/* looked at ahead */
+
+/* Table i's statistics, with its column named col. */
+static void
+cl_stats(int i, const char *col, const char *extra)
+{
+	char rel[64], text[512];
+
+	snprintf(rel, sizeof(rel), "s/t%03d/statistics.yaml", i);
+	snprintf(text, sizeof(text), "format_version: 1\ntable: s.t%03d\n"
+	    "columns:\n  %s: {sql_type: INTEGER, rows_scanned: 5}\n%s", i,
+	    col, extra);
+	put(rel, text);
+}
+
+/* What an editor does while the run plans: tables 5 to 9 change after
+ * their files were looked at, before they are read. */
+static void
+cl_change(void *arg)
+{
+	char path[1024], to[1024];
+	int fd;
+
+	(*(int *)arg)++;
+	/* t005 grows in place, t006 shrinks in place (same inode) */
+	snprintf(path, sizeof(path), "%s/s/t005/statistics.yaml", root);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "  grown: {sql_type: TEXT}\n", 26), 26);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/s/t006/statistics.yaml", root);
+	assert_int_equal(truncate(path, 30), 0);
+	/* t007 becomes a directory, t008 a FIFO (reading it must not wait
+	 * for a writer), t009 a symlink to t020's file */
+	snprintf(path, sizeof(path), "%s/s/t007/statistics.yaml", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0777), 0);
+	snprintf(path, sizeof(path), "%s/s/t008/statistics.yaml", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0666), 0);
+	snprintf(path, sizeof(path), "%s/s/t009/statistics.yaml", root);
+	snprintf(to, sizeof(to), "../t020/statistics.yaml");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(to, path), 0);
+}
+
+/* The rows of the tables the editor touched and of one it did not, as
+ * text. */
+static char *
+cl_rows(void)
+{
+	static const char *const sql[] = {
+		"SELECT path, status, hash, size, ino, mtime_ns, error FROM "
+		"files WHERE table_fqn IN ('s.t005', 's.t006', 's.t007', "
+		"'s.t008', 's.t009', 's.t020') ORDER BY path",
+		"SELECT table_fqn, name, sql_type FROM columns WHERE "
+		"table_fqn IN ('s.t005', 's.t006', 's.t007', 's.t008', "
+		"'s.t009', 's.t020') ORDER BY table_fqn, name",
+		"SELECT fqn, stats_status FROM tables WHERE fqn IN ('s.t005', "
+		"'s.t006', 's.t007', 's.t008', 's.t009', 's.t020') ORDER BY "
+		"fqn",
+	};
+	struct dbp_buf b;
+	sqlite3_stmt *s;
+	const char *v;
+	size_t i;
+	int c;
+
+	dbp_buf_init(&b, 1L << 20);
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		assert_int_equal(sqlite3_prepare_v2(db, sql[i], -1, &s, NULL),
+		    SQLITE_OK);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			for (c = 0; c < sqlite3_column_count(s); c++) {
+				v = (const char *)sqlite3_column_text(s, c);
+				dbp_buf_adds(&b, v != NULL ? v : "<null>");
+				dbp_buf_addc(&b, '|');
+			}
+			dbp_buf_addc(&b, '\n');
+		}
+		sqlite3_finalize(s);
+	}
+	assert_false(b.failed);
+	return dbp_buf_take(&b);
+}
+
+/*
+ * A batch large enough to be looked at ahead (DBP_LOOK_MIN_TABLES): files
+ * changed between that look and the read (grown, shrunk, now a directory,
+ * a FIFO, a symlink) are read or reported as a run that starts after the
+ * change finds them, row for row; a FIFO does not hang the run.
+ */
+static void
+test_changed_after_look(void **state)
+{
+	char head[256], *mf, *during, *after;
+	struct dbp_buf b;
+	int i, calls = 0;
+
+	(void)state;
+	dbp_buf_init(&b, 1L << 20);
+	dbp_buf_adds(&b, "format_version: 1\nconnection: c\ntables:\n");
+	for (i = 0; i < CL_TABLES; i++) {
+		snprintf(head, sizeof(head), "  s.t%03d:\n    type: table\n"
+		    "    path: s/t%03d\n    artifacts: {statistics: "
+		    "statistics.yaml}\n", i, i);
+		dbp_buf_adds(&b, head);
+		cl_stats(i, "id", "");
+	}
+	assert_false(b.failed);
+	mf = dbp_buf_take(&b);
+	put("manifest.yaml", mf);
+	free(mf);
+	ix_test_after_plan = cl_change;
+	ix_test_after_plan_arg = &calls;
+	run_full(1);
+	ix_test_after_plan = NULL;
+	assert_int_equal(calls, 1);
+	during = cl_rows();
+	/* what was there after the change: read (t005, t009) or reported
+	 * (t006 cut mid-line, t007, t008) */
+	assert_non_null(strstr(during, "s.t005|grown|TEXT|"));
+	assert_non_null(strstr(during, "s/t007/statistics.yaml|unreadable|"));
+	assert_non_null(strstr(during, "s/t008/statistics.yaml|unreadable|"));
+	assert_null(strstr(during, "s.t007|id|"));
+	assert_null(strstr(during, "s.t008|id|"));
+	/* a run that starts after the change says the same, row for row */
+	run_full(1);
+	after = cl_rows();
+	assert_string_equal(during, after);
+	free(during);
+	free(after);
+}
+
+/* ------------------------------------------------------------------ */
 /* Incremental behaviour                                                */
 
 static void
@@ -1349,6 +1487,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_outside_root, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_too_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed_after_look, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_incremental, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_and_digest, setup,
