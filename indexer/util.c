@@ -255,7 +255,11 @@ dbp_read_file(const char *path, size_t max, char **out, size_t *len,
 
 	*out = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* O_NONBLOCK: a FIFO put there after the caller looked opens
+	 * without waiting for a writer, and is refused below; it changes
+	 * nothing for a regular file. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC)) == -1)
 		return dbp_fail(d, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) == -1)
 		goto fail;

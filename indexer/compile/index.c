@@ -104,6 +104,7 @@ struct ox_file {
 	char		*error;
 	int		 examined;	/* status/error/doc computed */
 	int		 prefetched;	/* look taken by ox_prefetch */
+	int		 relooked;	/* looked at again after a failed read */
 };
 
 /* What the index held about a table, or what the manifest now says. */
@@ -987,6 +988,21 @@ ox_abs(const struct ox_run *r, const char *rel, char *out, size_t n)
 
 static void ox_examine(struct ox_run *, struct ox_file *);
 
+/* Look at f again (once a run): 1 when what is there is no longer what
+ * f->look saw, which it now holds. */
+static int
+ox_relook(struct ox_run *r, struct ox_file *f)
+{
+	struct ix_look was = f->look;
+
+	f->relooked = 1;
+	ix_look(&r->safe, f->rel, &f->look);
+	return f->look.state != was.state || (was.state == IX_LOOK_FILE &&
+	    (f->look.id.dev != was.id.dev || f->look.id.ino != was.id.ino ||
+	    f->look.id.size != was.id.size ||
+	    f->look.id.mtime != was.id.mtime));
+}
+
 /* Read and hash a present file (no parse). 0, or -1 when unreadable or
  * no longer a regular file (the status and error are then set). */
 static int
@@ -1033,6 +1049,15 @@ ox_read(struct ox_run *r, struct ox_file *f)
 	ox_abs(r, f->rel, abs, sizeof(abs));
 	if (dbp_read_file(abs, DBP_MAX_FILE_BYTES, &f->buf, &f->len, &st, &d) ==
 	    -1) {
+		/* Gone, or no longer a regular file, since it was looked at:
+		 * look once more and report what is there now, as the plan
+		 * would have (a file still as it was looked at is
+		 * unreadable). */
+		if (!f->relooked && ox_relook(r, f)) {
+			f->examined = 0;
+			ox_examine(r, f);
+			return -1;
+		}
 		f->status = "unreadable";
 		f->error = strdup(d.msg);
 		f->examined = 1;

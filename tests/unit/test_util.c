@@ -220,6 +220,28 @@ test_read_known(void **state)
 	assert_int_equal(dbp_read_known(dfd, "s.yaml", SIZE_MAX, &buf), 1);
 	assert_null(buf);
 
+	/* the careful read refuses a FIFO at once, too, never waiting
+	 * for a writer (alarm: a wait fails the test, not hangs it) */
+	{
+		struct dbp_diag d;
+		char path[512];
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/fifo.yaml", dir);
+		alarm(30);
+		assert_int_equal(dbp_read_file(path, 1024, &buf, &len, NULL,
+		    &d), -1);
+		alarm(0);
+		assert_null(buf);
+		assert_non_null(strstr(d.msg, "not a regular file"));
+		snprintf(path, sizeof(path), "%s/s.yaml", dir);
+		assert_int_equal(dbp_read_file(path, 1024, &buf, &len, NULL,
+		    &d), 0);
+		assert_int_equal(len, n);
+		assert_string_equal(buf, text);
+		free(buf);
+	}
+
 	unlinkat(dfd, "sub/f.yaml", 0);
 	unlinkat(dfd, "sub", AT_REMOVEDIR);
 	unlinkat(dfd, "s.yaml", 0);
