@@ -68,7 +68,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz lint tests-build programs man dist version install-files \
+	fuzz lint tests-build tests-files programs man dist version \
+	install-files \
 	distcheck deb check-package
 
 all: deps
@@ -134,7 +135,15 @@ $(B)/idle-conns: tests/idle-conns.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS) -o $@ tests/idle-conns.c
 
-tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print \
+# What the tests run (tests-files: more prerequisites below, the fuzz
+# replays and the failmalloc builds) is built after `all`, in a make of
+# its own: `all` builds in a make of its own after deps, and two makes
+# must not build the same objects at once (make -j all tests-build made
+# each object twice and could link a half-written one).
+tests-build: all
+	@$(MAKE) --no-print-directory tests-files
+
+tests-files: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print \
     $(B)/idle-conns $(UNIT_BIN) man
 
 # The test suite runs against a sanitizer build in build/asan (with
@@ -144,7 +153,8 @@ tests-build: $(B)/dbprint-index $(B)/dbprint-serve $(B)/gen-print \
 CHECK_B	= build/asan$(if $(PORTABLE),-portable)
 PLAIN_B	= $(if $(PORTABLE),build/portable,build)
 check: test-deps
-	@$(MAKE) --no-print-directory B=$(PLAIN_B) all $(PLAIN_B)/tests/test_sandbox
+	@$(MAKE) --no-print-directory B=$(PLAIN_B) all
+	@$(MAKE) --no-print-directory B=$(PLAIN_B) $(PLAIN_B)/tests/test_sandbox
 	@$(MAKE) --no-print-directory B=$(CHECK_B) OPT="-O1 -g $(SAN)" tests-build
 	@BUILD=$(CHECK_B) PLAIN_BUILD=$(PLAIN_B) \
 	    DBP_PORTABLE=$(if $(PORTABLE),1,0) sh tests/run
@@ -248,7 +258,7 @@ FUZZ_SEEDS_cursor =
 FUZZ_SEEDS_fnmatch =
 FUZZ_SEEDS_http =
 
-tests-build: $(FUZZ_REPLAY)
+tests-files: $(FUZZ_REPLAY)
 
 $(B)/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_COMMON) \
     $(B)/libdbprint.a $(filter-out $(B)/server/main.o,$(SRV_OBJ)) $(HDRS)
@@ -288,7 +298,7 @@ fuzz:
 # Allocation-failure builds (tests/fuzz/failmalloc.c, t9300): both programs
 # with malloc and friends wrapped so DBP_FAIL_ALLOC=N fails the N-th.
 FAILMALLOC_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
-tests-build: $(B)/fuzz/failmalloc-serve $(B)/fuzz/failmalloc-index
+tests-files: $(B)/fuzz/failmalloc-serve $(B)/fuzz/failmalloc-index
 
 $(B)/fuzz/failmalloc-serve: tests/fuzz/failmalloc.c $(SRV_OBJ) $(B)/libdbprint.a
 	@mkdir -p $(dir $@)
