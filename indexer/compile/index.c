@@ -988,7 +988,8 @@ ox_abs(const struct ox_run *r, const char *rel, char *out, size_t n)
 
 static void ox_examine(struct ox_run *, struct ox_file *);
 
-/* Look at f again (once a run): 1 when what is there is no longer what
+/* Look at f again (once a run: a file that keeps changing is then
+ * reported as the read found it): 1 when what is there is no longer what
  * f->look saw, which it now holds. */
 static int
 ox_relook(struct ox_run *r, struct ox_file *f)
@@ -1038,7 +1039,7 @@ ox_read(struct ox_run *r, struct ox_file *f)
 		 * would have, and report what is there now unless it is
 		 * still a regular file to read the careful way. */
 		f->prefetched = 0;
-		ix_look(&r->safe, f->rel, &f->look);
+		(void)ox_relook(r, f);
 		if (f->look.state != IX_LOOK_FILE ||
 		    f->look.id.size > DBP_MAX_FILE_BYTES) {
 			f->examined = 0;
