@@ -151,6 +151,13 @@
  * lists, ~100 MB on a 100,000-table print, take the memory the cache
  * gives back, so the build's peak stays under 256 MB at that size. */
 #define DBP_GRAMS_CACHE_KIB	16384
+/* The Bloom filter of the (table, column) pairs with value notes that
+ * the text index's build reads (grams.c, ix_gtext): 1 MiB, under 1% of
+ * the columns asked for notes in vain up to ~500,000 such pairs.  And
+ * the longest search text of one column: its name, note and value notes,
+ * each from one file of at most DBP_MAX_FILE_BYTES. */
+#define DBP_GRAMS_BLOOM_BITS	(8U * 1024 * 1024)
+#define DBP_GRAMS_TEXT_MAX	(3 * (size_t)DBP_MAX_FILE_BYTES)
 /* Column ids per pass of a whole build of the text index (grams.c):
  * each pass reads every column again and builds the lists of its share
  * of the trigrams (~31 MB a million columns of a generated print), so
@@ -159,13 +166,6 @@
  * took a 100,000-table full build's lists from 5.7 s to 3.3-4.4 s but
  * its peak from 148 to 187 MB, nearer 256 MB than a print with longer
  * notes should come: two passes it stays. */
-/* The Bloom filter of the (table, column) pairs with value notes that
- * the text index's build reads (grams.c, ix_gtext): 1 MiB, under 1% of
- * the columns asked for notes in vain up to ~500,000 such pairs.  And
- * the longest search text of one column: its name, note and value notes,
- * each from one file of at most DBP_MAX_FILE_BYTES. */
-#define DBP_GRAMS_BLOOM_BITS	(8U * 1024 * 1024)
-#define DBP_GRAMS_TEXT_MAX	(3 * (size_t)DBP_MAX_FILE_BYTES)
 #ifndef DBP_GRAMS_PASS_COLUMNS
 #define DBP_GRAMS_PASS_COLUMNS	2000000
 #endif

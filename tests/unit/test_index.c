@@ -1125,7 +1125,7 @@ cl_change(void *arg)
 }
 
 /* The rows of the tables the editor touched and of one it did not, as
- * text. */
+ * text (malloc'd; the caller frees it). */
 static char *
 cl_rows(void)
 {
