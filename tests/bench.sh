@@ -14,6 +14,12 @@
 #   write floor the system time of writing a file of the index's size
 #               (dd, 16 KB blocks): the machine's own cost of the index's
 #               new page-cache pages, stated beside the build's
+# Every full build and the write floor start BENCH_SETTLE seconds
+# (default 15) after the bench last freed a large file: a virtual
+# machine whose balloon device reports free pages hands them back to the
+# host a few seconds after they are freed, and memory touched again
+# after that costs 3-6x the system time of memory touched at once; so
+# every size's build meets the same state, the returned one.
 # and one PASS or MISSED line per target:
 #   full build at 10,000 <= 10 s, and <= 1.5x the floor's wall time
 #   full build at N <= N / 10,000 x 1.05 x the 10,000 build (linear;
@@ -38,6 +44,8 @@
 #   BENCH_TABLES, BENCH_COLS   the larger size (default none) and the
 #                columns per table (default 30)
 #   BENCH_INDEX_ONLY   set: stop after the dbprint-index figures
+#   BENCH_SETTLE the seconds between freeing a large file and the next
+#                full build (default 15; 0 for none)
 # The later sections (tools, context, serve, HTTP) run over the
 # 10,000-table print and index ($P, $I); when a larger size ran, $PBIG
 # and $IBIG name its print and index.
@@ -77,6 +85,16 @@ timed() {
 	eval "${_n}_wall=$_e ${_n}_user=$_u ${_n}_sys=$_s ${_n}_rss=$_m"
 	return $_rc
 }
+# freed - the bench has just removed a large file; settled - wait until
+# BENCH_SETTLE seconds have passed since then (see the header)
+SETTLE=${BENCH_SETTLE:-15}
+FREED=0
+freed() { FREED=$(date +%s); }
+settled() {
+	_left=$((FREED + SETTLE - $(date +%s)))
+	[ "$_left" -gt 0 ] && sleep "$_left"
+	return 0
+}
 # get NAME SIZE -> the figure NAME of size SIZE
 get() { eval "echo \${${1}_$2:-?}"; }
 # target DESCRIPTION VALUE OP LIMIT - one PASS/MISSED line (OP: le)
@@ -110,6 +128,7 @@ bench_index() {
 	_i="$W/index-$_nt.sqlite"
 	eval "I_$_nt=\$_i"
 	rm -f "$_i" "$_i-wal" "$_i-shm" "$_i-journal"
+	freed
 	eval "yaml_$_nt=$(du -sb "$_p/prints/gen" | cut -f1)"
 
 	# the floor first: it reads every file, so both find the page cache
@@ -117,6 +136,7 @@ bench_index() {
 	_f=$("$B/bench-floor" "$_p/prints/gen" 2) || return 1
 	eval "$(echo "$_f" | awk -v n="$_nt" '{ printf "floor_wall_%s=%s floor_cpu_%s=%s", n, $6, n, $8 }')"
 
+	settled
 	timed full "$B/dbprint-index" --quiet --project "$_p" --index "$_i" || {
 		echo "bench: the $_nt-table full build failed" >&2; return 1; }
 	eval "full_wall_$_nt=$full_wall full_user_$_nt=$full_user full_sys_$_nt=$full_sys full_rss_$_nt=$full_rss"
@@ -141,9 +161,11 @@ bench_index() {
 	# pages), nothing computed.  On a virtual machine whose memory the
 	# host backs lazily this is most of a big build's system time.  Last,
 	# as its pages push the print's out of the caches.
+	settled
 	timed wfloor dd if=/dev/zero of="$W/.wfloor" bs=16384 \
 	    count=$(($(get size "$_nt") / 16384 + 1)) 2>/dev/null
 	rm -f "$W/.wfloor"
+	freed
 	eval "wfloor_sys_$_nt=$wfloor_sys"
 	eval "one_wall_$_nt=$one_wall one_cpu_$_nt=$(awk -v u="$one_user" -v s="$one_sys" 'BEGIN { printf "%.2f", u + s }') one_rss_$_nt=$one_rss"
 	eval "parsed_$_nt=$(sed -n 's/.*"files_parsed": *\([0-9]*\).*/\1/p' "$W/.j")"
@@ -165,11 +187,12 @@ if [ -n "$NBIG" ]; then
 	floor_wall2_10000=$(echo "$_f" | awk '{ print $6 }')
 	_i2="$W/.index-again.sqlite"
 	rm -f "$_i2" "$_i2-wal" "$_i2-shm" "$_i2-journal"
+	settled
 	timed again "$B/dbprint-index" --quiet --project "$P_10000" \
 	    --index "$_i2" || { echo "bench: the second full build failed" >&2;
 	    exit 1; }
 	rm -f "$_i2" "$_i2-wal" "$_i2-shm" "$_i2-journal"
-	full_wall2_10000=$again_wall
+	full_wall2_10000=$again_wall full_user2_10000=$again_user
 	full_wallm_10000=$(awk -v a="$full_wall_10000" -v b="$again_wall" \
 	    'BEGIN { printf "%.2f", (a + b) / 2 }')
 	eval "full_wallm_$NBIG=\$full_wall_$NBIG"
@@ -223,6 +246,13 @@ if [ -n "$NBIG" ]; then
 	printf '   %-34s %12s\n' "  full build / floor, wall" \
 	    "$(awk -v a="$full_wall2_10000" -v b="$floor_wall2_10000" \
 	    'BEGIN { printf "%.2fx", a / b }')"
+	# The machine's own scaling, for the linearity target: the floor's
+	# wall and the builds' user CPU at NBIG over their mean at NT.
+	printf '   %-34s %12s\n' "$NBIG / $NT: floor wall, build user" \
+	    "$(awk -v a="$(get floor_wall "$NBIG")" -v b="$floor_wall_10000" \
+	    -v c="$floor_wall2_10000" -v u="$(get full_user "$NBIG")" \
+	    -v v="$full_user_10000" -v w="$full_user2_10000" \
+	    'BEGIN { printf "%.2fx / %.2fx", 2 * a / (b + c), 2 * u / (v + w) }')"
 fi
 row "full build, peak RSS" " MB" full_mb
 row "full build, throughput" " MB/s" mbs
