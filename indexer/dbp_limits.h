@@ -144,7 +144,8 @@
  * ran the same instructions (103.23 against 103.28 billion, callgrind)
  * and system calls (15,418 pwrite against 15,340), in half the memory
  * (53 MB against 110 MB); at 100,000 tables 8% more pwrite and 19% more
- * pread (10,600 calls), peak RSS 110 MB against 154 MB. */
+ * pread (12,200 and 10,600 calls more), peak RSS 107 MB against 148 MB
+ * in interleaved runs of the same speed. */
 #define DBP_INDEX_CACHE_PRAGMA	"PRAGMA cache_size = -16384"
 /* The most page cache (KiB) while a changed manifest's text, JSON and
  * plan are held (index.c, ix_cache_cap): the tables rows written then

@@ -85,11 +85,17 @@ timed() {
 	eval "${_n}_wall=$_e ${_n}_user=$_u ${_n}_sys=$_s ${_n}_rss=$_m"
 	return $_rc
 }
-# freed - the bench has just removed a large file; settled - wait until
-# BENCH_SETTLE seconds have passed since then (see the header)
+# rm_big FILE... - remove them, and when one existed note the time (its
+# pages are freed); settled - wait until BENCH_SETTLE seconds have
+# passed since then (see the header)
 SETTLE=${BENCH_SETTLE:-15}
 FREED=0
-freed() { FREED=$(date +%s); }
+rm_big() {
+	for _rb in "$@"; do
+		[ -e "$_rb" ] && FREED=$(date +%s)
+	done
+	rm -f "$@"
+}
 settled() {
 	_left=$((FREED + SETTLE - $(date +%s)))
 	[ "$_left" -gt 0 ] && sleep "$_left"
@@ -127,8 +133,7 @@ bench_index() {
 	eval "P_$_nt=\$_p"
 	_i="$W/index-$_nt.sqlite"
 	eval "I_$_nt=\$_i"
-	rm -f "$_i" "$_i-wal" "$_i-shm" "$_i-journal"
-	freed
+	rm_big "$_i" "$_i-wal" "$_i-shm" "$_i-journal"
 	eval "yaml_$_nt=$(du -sb "$_p/prints/gen" | cut -f1)"
 
 	# the floor first: it reads every file, so both find the page cache
@@ -164,8 +169,7 @@ bench_index() {
 	settled
 	timed wfloor dd if=/dev/zero of="$W/.wfloor" bs=16384 \
 	    count=$(($(get size "$_nt") / 16384 + 1)) 2>/dev/null
-	rm -f "$W/.wfloor"
-	freed
+	rm_big "$W/.wfloor"
 	eval "wfloor_sys_$_nt=$wfloor_sys"
 	eval "one_wall_$_nt=$one_wall one_cpu_$_nt=$(awk -v u="$one_user" -v s="$one_sys" 'BEGIN { printf "%.2f", u + s }') one_rss_$_nt=$one_rss"
 	eval "parsed_$_nt=$(sed -n 's/.*"files_parsed": *\([0-9]*\).*/\1/p' "$W/.j")"
@@ -186,7 +190,7 @@ if [ -n "$NBIG" ]; then
 	_f=$("$B/bench-floor" "$P_10000/prints/gen" 2) || exit 1
 	floor_wall2_10000=$(echo "$_f" | awk '{ print $6 }')
 	_i2="$W/.index-again.sqlite"
-	rm -f "$_i2" "$_i2-wal" "$_i2-shm" "$_i2-journal"
+	rm_big "$_i2" "$_i2-wal" "$_i2-shm" "$_i2-journal"
 	settled
 	timed again "$B/dbprint-index" --quiet --project "$P_10000" \
 	    --index "$_i2" || { echo "bench: the second full build failed" >&2;
