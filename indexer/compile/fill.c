@@ -188,22 +188,34 @@ ix_writer_close(struct ix_writer *w)
 	free(w);
 }
 
-/* Run a bound statement to completion and reset it. */
+/* Run a bound statement to completion and reset it.  Its bindings are
+ * cleared, so no use runs with a parameter an earlier one bound, unless
+ * keep is set: only for a statement every use binds whole (the column,
+ * values and trigram inserts), where clearing cost a full build 0.5% of
+ * its instructions.  Their SQLITE_STATIC texts then dangle until the
+ * next use binds over them; nothing reads them before. */
 static int
-w_step(struct ix_writer *w, int which)
+w_run(struct ix_writer *w, int which, int keep)
 {
 	sqlite3_stmt *s = w->st[which];
 	int rc;
 
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	if (!keep)
+		sqlite3_clear_bindings(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		w->failed = 1;
 		return dbp_fail(w->d, "index write failed: %s",
 		    sqlite3_errmsg(w->db));
 	}
 	return 0;
+}
+
+static int
+w_step(struct ix_writer *w, int which)
+{
+	return w_run(w, which, 0);
 }
 
 /* Binding helpers: NULL text binds NULL; text is copied by SQLite only
@@ -270,8 +282,7 @@ ix_writer_forget(struct ix_writer *w, const char *fqn, long *ncols,
 static const cJSON *
 f_get(const cJSON *o, const char *key)
 {
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) :
-	    NULL;
+	return dbp_jget(o, key);
 }
 
 /* 1 when the block's `unmeasured` list names field (or "inferred."+field
@@ -480,6 +491,10 @@ f_tri_cmp(const void *a, const void *b)
 	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
+/* Above this many trigrams a value's are sorted by qsort (an insertion
+ * sort is quadratic). */
+#define F_TRI_INSERTION	48
+
 /* Gather the distinct trigrams of "  " + fold + "  " for value ord into
  * w->tri (a trigram longer than 12 bytes, never one of valid UTF-8, is
  * left out). */
@@ -526,10 +541,21 @@ f_trigrams(struct ix_writer *w, int ord, const char *fold)
 		starts[2] = starts[3];
 		nst = 3;
 	}
-	/* This value's trigrams, once each, all knowing how many. */
+	/* This value's trigrams, once each, all knowing how many.  A short
+	 * value's few are sorted in place: qsort's merge sort and its calls
+	 * cost a full build 1% of its instructions. */
 	n = w->ntri - first;
-	if (n > 1)
+	if (n > F_TRI_INSERTION)
 		qsort(w->tri + first, n, sizeof(*w->tri), f_tri_cmp);
+	else
+		for (i = first + 1; i < w->ntri; i++) {
+			struct f_tri x = w->tri[i];
+
+			for (k = i; k > first && memcmp(w->tri[k - 1].t, x.t,
+			    sizeof(x.t)) > 0; k--)
+				w->tri[k] = w->tri[k - 1];
+			w->tri[k] = x;
+		}
 	for (i = first, k = first; i < w->ntri; i++)
 		if (k == first || memcmp(w->tri[k - 1].t, w->tri[i].t,
 		    sizeof(w->tri[i].t)) != 0)
@@ -581,7 +607,7 @@ f_postings(struct ix_writer *w, sqlite3_int64 cid)
 		    sizeof(w->tri[i].t)), SQLITE_STATIC);
 		sqlite3_bind_blob(s, 3, w->post.ptr, (int)w->post.len,
 		    SQLITE_STATIC);
-		rc = w_step(w, W_INS_TRIGRAM);
+		rc = w_run(w, W_INS_TRIGRAM, 1);
 	}
 	w->ntri = 0;
 	return rc;
@@ -644,12 +670,34 @@ f_vflush(struct ix_writer *w)
 					    w->vtext.ptr + r->off[i],
 					    (int)r->len[i], SQLITE_STATIC);
 		}
-		rc = w_step(w, w_value_stmt[k]);
+		rc = w_run(w, w_value_stmt[k], 1);
 		at += n;
 	}
 	w->nvrow = 0;
 	f_buf_clear(&w->vtext);
 	return rc;
+}
+
+/* The members of a values[] entry f_values reads, in one pass over it
+ * (each f_get a scan of its own cost a build 1% of its time). */
+static void
+f_entry_read(const cJSON *e, const cJSON **val, const cJSON **cnt,
+    const cJSON **sp)
+{
+	const cJSON *c;
+
+	*val = *cnt = *sp = NULL;
+	for (c = e->child; c != NULL && c->string != NULL; c = c->next) {
+		if (c->string[0] == 'v' && *val == NULL &&
+		    strcmp(c->string, "value") == 0)
+			*val = c;
+		else if (c->string[0] == 'c' && *cnt == NULL &&
+		    strcmp(c->string, "count") == 0)
+			*cnt = c;
+		else if (c->string[0] == 's' && *sp == NULL &&
+		    strcmp(c->string, "spelling_of") == 0)
+			*sp = c;
+	}
 }
 
 /* Stage the rows of column cid's values list (written by f_vflush, at
@@ -667,28 +715,28 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 	size_t need;
 
 	cJSON_ArrayForEach(it, vals)
-		if (cJSON_IsObject(it))
+		if (dbp_jis(it, cJSON_Object))
 			n++;
 	tri = n > IX_TRIGRAM_MIN_VALUES;
 	w->ntri = 0;
 	cJSON_ArrayForEach(it, vals) {
-		if (!cJSON_IsObject(it))
+		if (!dbp_jis(it, cJSON_Object))
 			continue;
-		val = f_get(it, "value");
+		f_entry_read(it, &val, &cnt, &sp);
 		text = NULL;
 		owned = NULL;
 		r = &w->vrow[w->nvrow++];
 		r->cid = cid;
 		r->ord = ord;
 		/* value (JSON) and text (Python str), cheaply for scalars. */
-		if (val == NULL || cJSON_IsNull(val))
+		if (val == NULL || dbp_jis(val, cJSON_NULL))
 			f_vput(w, r, F_VALUE, "null", 4);
-		else if (cJSON_IsString(val)) {
+		else if (dbp_jis(val, cJSON_String)) {
 			r->off[F_VALUE] = w->vtext.len;
 			ix_json_str(&w->vtext, val->valuestring);
 			f_vend(w, r, F_VALUE);
 			text = val->valuestring;
-		} else if (cJSON_IsNumber(val)) {
+		} else if (dbp_jis(val, cJSON_Number)) {
 			text = dbp_num_text(val);
 			f_vput(w, r, F_VALUE, text, strlen(text));
 			text = dbp_num_pystr(val);
@@ -720,11 +768,9 @@ f_values(struct ix_writer *w, sqlite3_int64 cid, const cJSON *vals,
 			f_vput(w, r, F_FOLD, w->fold, strlen(w->fold));
 		} else
 			f_vput(w, r, F_FOLD, NULL, 0);
-		cnt = f_get(it, "count");
 		r->have_count = ix_is_int(cnt);
 		r->count = r->have_count ? ix_int(cnt) : 0;
-		sp = f_get(it, "spelling_of");
-		if (sp != NULL && !cJSON_IsNull(sp)) {
+		if (sp != NULL && !dbp_jis(sp, cJSON_NULL)) {
 			r->off[F_SPELLING] = w->vtext.len;
 			dbp_json_dump_into(&w->vtext, sp, DBP_JSON_COMPACT, 0);
 			f_vend(w, r, F_SPELLING);
@@ -947,7 +993,7 @@ f_column(struct ix_writer *w, const struct f_col *c, long *ncols)
 	b_int_of(s, 27, c->part[0] != '\0' ? b.occurrences : NULL);
 	b_int_of(s, 28, b.rows_scanned);
 	sqlite3_bind_null(s, 29);	/* block: read it from files.doc */
-	if (w_step(w, W_INS_COLUMN) == -1) {
+	if (w_run(w, W_INS_COLUMN, 1) == -1) {
 		free(label);
 		return -1;
 	}

@@ -513,13 +513,16 @@ out:
 	return rc;
 }
 
+/* A float's text up to this long is copied on the stack, not malloc'd. */
+#define YDOC_FLOAT_SHORT	64
+
 /* Python's float(s) of an ASCII string: whitespace around, a sign,
  * decimal digits, "inf"/"infinity"/"nan". */
 static int
 ydoc_pyfloat(const char *s, double *out)
 {
 	const char *b = s, *e = s + strlen(s), *p;
-	char *end, *t;
+	char *end, *t, small[YDOC_FLOAT_SHORT];
 	int ok;
 
 	while (b < e && isspace((unsigned char)*b))
@@ -549,12 +552,19 @@ ydoc_pyfloat(const char *s, double *out)
 	}
 	if (!ok)
 		return -1;
-	if ((t = strndup(b, (size_t)(e - b))) == NULL)
+	/* A short one is copied to the stack: two mallocs a float cost a
+	 * full build 0.5% of its instructions. */
+	if ((size_t)(e - b) < sizeof(small)) {
+		memcpy(small, b, (size_t)(e - b));
+		small[e - b] = '\0';
+		t = small;
+	} else if ((t = strndup(b, (size_t)(e - b))) == NULL)
 		return -1;
 	errno = 0;
 	*out = strtod(t, &end);
 	ok = end != t && *end == '\0';
-	free(t);
+	if (t != small)
+		free(t);
 	return ok ? 0 : -1;
 }
 
@@ -562,12 +572,14 @@ ydoc_pyfloat(const char *s, double *out)
 static int
 ydoc_float_value(struct ydoc *y, const struct ynode *n, double *out)
 {
-	char *s, *v, *q, *colon, *r, msg[512];
+	char *s, *v, *q, *colon, *r, msg[512], small[YDOC_FLOAT_SHORT];
 	double sign = 1, val, part, base;
 	size_t i, k;
 	int rc = -1;
 
-	if ((s = malloc(n->len + 1)) == NULL)
+	if (n->len < sizeof(small))
+		s = small;
+	else if ((s = malloc(n->len + 1)) == NULL)
 		return dbp_fail(y->d, "out of memory");
 	for (i = k = 0; i < n->len; i++)
 		if (n->value[i] != '_')
@@ -628,7 +640,8 @@ bad:
 	free(r);
 	ydoc_err(y, NULL, NULL, msg, &n->start);
 out:
-	free(s);
+	if (s != small)
+		free(s);
 	return rc;
 }
 
@@ -874,12 +887,18 @@ ydoc_resolve(const char *v, size_t len)
 		"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"
 	};
 	size_t i;
+	int num;
+	char c;
 
 	if (len == 0)
 		return YT_NULL;
 	/* Every null and bool spelling is 1 to 5 bytes long and starts
-	 * with one of these. */
-	if (len <= 5 && strchr("~nNyYtTfFoO", v[0]) != NULL) {
+	 * with one of these (the tests of the first byte are inline: a
+	 * strchr call each cost a full build 1% of its instructions). */
+	c = v[0];
+	if (len <= 5 && (c == '~' || c == 'n' || c == 'N' || c == 'y' ||
+	    c == 'Y' || c == 't' || c == 'T' || c == 'f' || c == 'F' ||
+	    c == 'o' || c == 'O')) {
 		if (!strcmp(v, "~") || !strcmp(v, "null") ||
 		    !strcmp(v, "Null") || !strcmp(v, "NULL"))
 			return YT_NULL;
@@ -887,15 +906,16 @@ ydoc_resolve(const char *v, size_t len)
 			if (strcmp(v, bools[i]) == 0)
 				return YT_BOOL;
 	}
-	if (strchr("-+0123456789.", v[0]) != NULL && ydoc_is_float(v, len))
+	num = (c >= '0' && c <= '9') || c == '-' || c == '+';
+	if ((num || c == '.') && ydoc_is_float(v, len))
 		return YT_FLOAT;
-	if (strchr("-+0123456789", v[0]) != NULL && ydoc_is_int(v, len))
+	if (num && ydoc_is_int(v, len))
 		return YT_INT;
-	if (isdigit((unsigned char)v[0]) && ydoc_is_timestamp(v, len))
+	if (c >= '0' && c <= '9' && ydoc_is_timestamp(v, len))
 		return YT_TIMESTAMP;
-	if (!strcmp(v, "<<"))
+	if (len == 2 && v[0] == '<' && v[1] == '<')
 		return YT_MERGE;
-	if (!strcmp(v, "="))
+	if (len == 1 && c == '=')
 		return YT_VALUE;
 	return YT_STR;
 }
@@ -1768,7 +1788,7 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 		return 0;
 	}
 	l = &f->lv[f->depth - 1];
-	if (cJSON_IsArray(l->c)) {
+	if (dbp_jis(l->c, cJSON_Array)) {
 		cJSON_AddItemToArray(l->c, v);
 		return 0;
 	}
@@ -1781,7 +1801,8 @@ ydoc_fast_put(struct yfast *f, cJSON *v, cJSON **root)
 		c = *slot;
 	} else
 		for (c = l->c->child; c != NULL; c = c->next)
-			if (strcmp(c->string, v->string) == 0)
+			if (c->string[0] == v->string[0] &&
+			    strcmp(c->string, v->string) == 0)
 				break;
 	if (c != NULL && f->opened && f->depth == 1)
 		return YF_BAIL;	/* the root was streamed past that key */
@@ -1849,7 +1870,7 @@ ydoc_fast_scalar(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 	n.tag = ev->data.scalar.plain_implicit ? ydoc_resolve(n.value, n.len) :
 	    YT_STR;
 	l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
-	if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL) {
+	if (l != NULL && dbp_jis(l->c, cJSON_Object) && l->key == NULL) {
 		/* A key: its Python str(). */
 		if (n.tag == YT_STR || n.tag == YT_VALUE)
 			l->key = ydoc_strdup(y, n.value);
@@ -1909,7 +1930,7 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 			return YF_BAIL;
 		/* A container as a key is unhashable: the exact path says. */
 		l = f->depth > 0 ? &f->lv[f->depth - 1] : NULL;
-		if (l != NULL && cJSON_IsObject(l->c) && l->key == NULL)
+		if (l != NULL && dbp_jis(l->c, cJSON_Object) && l->key == NULL)
 			return YF_BAIL;
 		ydoc_fast_scratch(y, f);
 		c = ydoc_jnode(y, ev->type == YAML_SEQUENCE_START_EVENT ?
@@ -1920,7 +1941,8 @@ ydoc_fast_event(struct ydoc *y, struct yfast *f, const yaml_event_t *ev,
 		memset(l, 0, sizeof(*l));
 		l->c = c;
 		if (f->s != NULL && f->depth == 2 && !f->opened &&
-		    cJSON_IsObject(c) && cJSON_IsObject(f->lv[0].c) &&
+		    dbp_jis(c, cJSON_Object) &&
+		    dbp_jis(f->lv[0].c, cJSON_Object) &&
 		    strcmp(f->lv[0].key, f->s->member) == 0) {
 			l->streamed = f->opened = 1;
 			if (f->s->begin != NULL) {
