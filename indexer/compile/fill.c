@@ -858,11 +858,13 @@ f_blk_read(const cJSON *blk, struct f_blk *b)
 		return;
 	/* Later duplicates cannot occur: the parser keeps one per key. */
 	cJSON_ArrayForEach(it, blk) {
-		if (strcmp(it->string, "inferred") == 0) {
+		if (it->string[0] == 'i' &&
+		    strcmp(it->string, "inferred") == 0) {
 			inferred = it;
 			continue;
 		}
-		if (strcmp(it->string, "unmeasured") == 0) {
+		if (it->string[0] == 'u' &&
+		    strcmp(it->string, "unmeasured") == 0) {
 			unmeasured = it;
 			continue;
 		}
@@ -876,7 +878,8 @@ f_blk_read(const cJSON *blk, struct f_blk *b)
 	}
 	cJSON_ArrayForEach(it, (cJSON_IsObject(inferred) ? inferred : NULL))
 		for (i = 0; i < sizeof(inf) / sizeof(inf[0]); i++)
-			if (strcmp(it->string, inf[i].name) == 0) {
+			if (it->string[0] == inf[i].name[0] &&
+			    strcmp(it->string, inf[i].name) == 0) {
 				*(const cJSON **)(void *)((char *)b +
 				    inf[i].off) = it;
 				break;
