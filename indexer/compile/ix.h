@@ -186,6 +186,10 @@ void	 ix_probe_free(struct ix_probe *p);
  * programs. */
 extern void	(*ix_test_after_plan)(void *arg);
 extern void	 *ix_test_after_plan_arg;
+/* Tests only: a list gathering this many trigrams or more has them
+ * sorted by radix, fewer by qsort (fill.c f_tri_sort; 1024 in the
+ * programs). */
+extern size_t	  ix_test_tri_radix;
 
 struct ix_writer;	/* prepared statements of one run (fill.c) */
 

@@ -612,6 +612,69 @@ test_trigrams(void **state)
 	    "WHERE trigram = '  v'"), (DBP_TRIGRAM_MIN_VALUES + 1) * 2);
 }
 
+/* XXH3-128 of every value_trigrams row in key order, as hex. */
+static const char *
+trigrams_digest(void)
+{
+	static char out[33];
+	sqlite3_stmt *s;
+	XXH3_state_t *x = XXH3_createState();
+	XXH128_hash_t h;
+	int n;
+
+	assert_non_null(x);
+	XXH3_128bits_reset(x);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT column_id, trigram, "
+	    "postings FROM value_trigrams ORDER BY column_id, trigram", -1, &s,
+	    NULL), SQLITE_OK);
+	for (n = 0; sqlite3_step(s) == SQLITE_ROW; n++) {
+		XXH3_128bits_update(x, sqlite3_column_text(s, 1),
+		    (size_t)sqlite3_column_bytes(s, 1) + 1);
+		XXH3_128bits_update(x, sqlite3_column_blob(s, 2),
+		    (size_t)sqlite3_column_bytes(s, 2));
+	}
+	sqlite3_finalize(s);
+	h = XXH3_128bits_digest(x);
+	XXH3_freeState(x);
+	assert_true(n > 0);
+	snprintf(out, sizeof(out), "%016llx%016llx",
+	    (unsigned long long)h.high64, (unsigned long long)h.low64);
+	return out;
+}
+
+/* A long list's trigrams sorted by radix (f_tri_sort) make the rows
+ * qsort makes, with trigrams of one to four bytes a character. */
+static void
+test_trigrams_radix(void **state)
+{
+	static const char *const shapes[] = { "v%03d", "caf\u00e9%03d",
+	    "\u00fc%03d\u03a9", "\U0001F600x%03d", "%03d \u4e2d\u6587" };
+	char buf[65536], *p = buf, digest[33];
+	size_t was = ix_test_tri_radix;
+	int i;
+
+	(void)state;
+	put("manifest.yaml", "tables:\n  s.big:\n    artifacts: {statistics: "
+	    "statistics.yaml}\n");
+	p += sprintf(p, "columns:\n  code:\n    values:\n");
+	for (i = 0; i < 600; i++) {
+		p += sprintf(p, "    - {value: \"");
+		p += sprintf(p, shapes[i % 5], i);
+		p += sprintf(p, "\", count: 1}\n");
+	}
+	put("s/big/statistics.yaml", buf);
+	ix_test_tri_radix = 1;
+	run_full(1);
+	assert_int_equal(qi("SELECT count(*) FROM column_values"), 600);
+	assert_true(qi("SELECT count(*) FROM value_trigrams WHERE "
+	    "length(CAST(trigram AS BLOB)) > 6") > 0);
+	snprintf(digest, sizeof(digest), "%s", trigrams_digest());
+	ix_test_tri_radix = (size_t)-1;
+	run_full(1);
+	ix_test_tri_radix = was;
+	assert_string_equal(trigrams_digest(), digest);
+}
+
 static void
 test_edges_rows(void **state)
 {
@@ -1494,6 +1557,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_compact_json),
 		cmocka_unit_test_setup_teardown(test_trigrams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigrams_radix, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_edges_rows, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_parse_and_shape, setup,
