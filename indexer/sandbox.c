@@ -57,6 +57,11 @@
 #include <linux/landlock.h>
 #include <linux/sched.h>
 #include <seccomp.h>
+/* Argument n equal to v.  libseccomp's SCMP_An(SCMP_CMP_EQ, v) leaves
+ * the comparison's second datum out, which clang's
+ * -Wmissing-field-initializers (in -Wextra) reports. */
+#define SBX_EQ(n, v)	((struct scmp_arg_cmp){ (n), SCMP_CMP_EQ, \
+			    (scmp_datum_t)(v), 0 })
 #endif
 
 #if defined(__SANITIZE_ADDRESS__) || defined(DBP_SANDBOX_SANITIZER)
@@ -546,29 +551,29 @@ sbx_special(const struct dbp_sandbox *sb, scmp_filter_ctx ctx)
 	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
 	/* Signals to this process only (abort, pthread_kill). */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-	    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+	    SBX_EQ(0, self));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
-	    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+	    SBX_EQ(0, self));
 	for (i = 0; i < sizeof(sbx_prctls) / sizeof(sbx_prctls[0]); i++)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl),
-		    1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sbx_prctls[i]));
+		    1, SBX_EQ(0, sbx_prctls[i]));
 #endif
 	/* The indexer's workers lower their own priority (who 0: the
 	 * calling thread). */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getpriority), 1,
-	    SCMP_A1(SCMP_CMP_EQ, 0));
+	    SBX_EQ(1, 0));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setpriority), 1,
-	    SCMP_A1(SCMP_CMP_EQ, 0));
+	    SBX_EQ(1, 0));
 	/* Waiting for the one child forked before (the git refresher). */
 	if (sb->child > 0)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(wait4), 1,
-		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sb->child));
+		    SBX_EQ(0, sb->child));
 	/* Resource limits of this process only (pid 0). */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
-	    SCMP_A0(SCMP_CMP_EQ, 0));
+	    SBX_EQ(0, 0));
 	for (i = 0; i < sizeof(sbx_ioctls) / sizeof(sbx_ioctls[0]); i++)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-		    SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)sbx_ioctls[i]));
+		    SBX_EQ(1, sbx_ioctls[i]));
 	return rc != 0 ? -1 : 0;
 }
 
