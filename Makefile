@@ -68,8 +68,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz fuzz-targets lint tests-build tests-files programs man dist \
-	version \
+	fuzz fuzz-targets check-clang lint tests-build tests-files programs \
+	man dist version \
 	install-files \
 	distcheck deb check-package
 
@@ -293,13 +293,21 @@ FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/crash/$(1) && \
 fuzz: fuzz-targets
 	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t));)
 
-# The clang build alone (CI runs it): both programs and every fuzz target
-# compiled by clang, whose -Wextra reports what gcc's does not.
+# The libFuzzer build alone: both programs and every fuzz target.
 fuzz-targets:
 	@sh tests/deps.sh clang
 	@$(MAKE) --no-print-directory B=build/fuzz CC=clang \
 	    OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" programs \
 	    fuzz-build
+
+# The tree built by clang, warnings as errors (its -Wextra reports what
+# gcc's does not; macOS and the BSDs build with it), and the unit tests
+# run on that build.  CI runs it; it needs clang alone, no sanitizer or
+# libFuzzer runtime.
+check-clang:
+	@sh tests/deps.sh --test clang
+	@$(MAKE) --no-print-directory B=build/clang CC=clang all tests-build
+	@BUILD=build/clang ONLY=/tests/test_ sh tests/run
 
 # Allocation-failure builds (tests/fuzz/failmalloc.c, t9300): both programs
 # with malloc and friends wrapped so DBP_FAIL_ALLOC=N fails the N-th.
