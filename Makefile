@@ -68,8 +68,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 REFDOCS	= $(sort $(wildcard man/reference/*.md))
 
 .PHONY: all deps test-deps check check-valgrind demo bench install clean \
-	fuzz fuzz-targets check-clang lint tests-build tests-files programs \
-	man dist version \
+	fuzz check-clang lint tests-build tests-files programs man dist \
+	version \
 	install-files \
 	distcheck deb check-package
 
@@ -290,15 +290,11 @@ FUZZ_RUN = mkdir -p build/fuzz/corpus/$(1) build/fuzz/crash/$(1) && \
 	    -dict=fixtures/fuzz/$(1).dict $(FUZZ_OPTS) \
 	    build/fuzz/corpus/$(1) fixtures/fuzz/$(1) $(FUZZ_SEEDS_$(1))
 
-fuzz: fuzz-targets
-	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t));)
-
-# The libFuzzer build alone: both programs and every fuzz target.
-fuzz-targets:
+fuzz:
 	@sh tests/deps.sh clang
 	@$(MAKE) --no-print-directory B=build/fuzz CC=clang \
-	    OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" programs \
-	    fuzz-build
+	    OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-build
+	@set -e; $(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN,$(t));)
 
 # The tree built by clang, warnings as errors (its -Wextra reports what
 # gcc's does not; macOS and the BSDs build with it), and the unit tests
