@@ -13,7 +13,9 @@
 #   index size  against the YAML's
 #   write floor the system time of writing a file of the index's size
 #               (dd, 16 KB blocks): the machine's own cost of the index's
-#               new page-cache pages, stated beside the build's
+#               new page-cache pages, stated beside the build's; and of
+#               writing the same bytes again over the same pages, which
+#               tells the first touch of new memory from the copy
 # Every file of the print is read before the floor, so the floor and the
 # full build find all of it in the page cache.
 # Every full build and the write floor start BENCH_SETTLE seconds
@@ -176,11 +178,16 @@ bench_index() {
 	# pages), nothing computed.  On a virtual machine whose memory the
 	# host backs lazily this is most of a big build's system time.  Last,
 	# as its pages push the print's out of the caches.
+	# The same bytes written again over the same file's pages, now in
+	# memory, tell the first touch of new memory from the copy itself.
 	settled
+	_nb=$(($(get size "$_nt") / 16384 + 1))
 	timed wfloor dd if=/dev/zero of="$W/.wfloor" bs=16384 \
-	    count=$(($(get size "$_nt") / 16384 + 1)) 2>/dev/null
+	    count="$_nb" 2>/dev/null
+	timed wagain dd if=/dev/zero of="$W/.wfloor" bs=16384 \
+	    count="$_nb" conv=notrunc 2>/dev/null
 	rm_big "$W/.wfloor"
-	eval "wfloor_sys_$_nt=$wfloor_sys"
+	eval "wfloor_sys_$_nt=$wfloor_sys wagain_sys_$_nt=$wagain_sys"
 	eval "one_wall_$_nt=$one_wall one_cpu_$_nt=$(awk -v u="$one_user" -v s="$one_sys" 'BEGIN { printf "%.2f", u + s }') one_rss_$_nt=$one_rss"
 	eval "parsed_$_nt=$(sed -n 's/.*"files_parsed": *\([0-9]*\).*/\1/p' "$W/.j")"
 	return 0
@@ -253,6 +260,7 @@ row "full build, user CPU" " s" full_user
 row "full build, system CPU" " s" full_sys
 row "full build, system / user" " %" sysr
 row "writing the index's bytes alone, system" " s" wfloor_sys
+row "  the same again over its pages" " s" wagain_sys
 row "full build, (system - that) / user" " %" sysw
 row "full build / floor, wall" "x" floorx
 if [ -n "$NBIG" ]; then
