@@ -19,7 +19,10 @@
  *
  * The lists are built whole (ix_grams_build) by a full run, or when the
  * tables changed since the last build hold more than DBP_GRAMS_DIRTY_MAX
- * columns.  In between, a run that rewrites or removes a table marks it
+ * columns: every column's text read once, in passes of
+ * DBP_GRAMS_PASS_COLUMNS column ids whose lists are held in memory, each
+ * pass but the last setting its lists aside in a scratch table that the
+ * end joins to the last pass's (gr_join).  In between, a run that rewrites or removes a table marks it
  * in column_grams_dirty, and the ids its columns had in the lists in
  * column_grams_stale: readers drop stale ids from what the lists say and
  * test the dirty tables' columns themselves.  A small change thus costs
@@ -52,7 +55,6 @@ struct gr_build {
 	struct gr_list	*lists;
 	uint32_t	*keys;		/* key of lists[i] */
 	size_t		 n, cap;
-	uint32_t	 npass, pass;	/* this pass builds key % npass == pass */
 	int		 oom;
 };
 
@@ -99,8 +101,6 @@ gr_add(struct gr_build *b, const unsigned char *t, int64_t id, uint32_t pos)
 	uint32_t key = gr_key(t), *nk;
 	size_t ncap;
 
-	if (key % b->npass != b->pass)
-		return;		/* another pass's list */
 	if (b->slot[key] == 0) {
 		if (b->n == b->cap) {
 			ncap = b->cap == 0 ? 4096 : b->cap * 2;
@@ -369,8 +369,248 @@ ix_gtext_close(struct ix_gtext *g)
 /* ------------------------------------------------------------------ */
 /* Building                                                             */
 
-static int	gr_pass(sqlite3 *, struct ix_gtext *, sqlite3_stmt *,
-		    struct gr_build *, struct dbp_diag *);
+/*
+ * One pass holds the lists of DBP_GRAMS_PASS_COLUMNS column ids.  A pass
+ * followed by another sets its lists aside in column_grams_seg, a
+ * scratch table created and dropped within the build's transaction (a
+ * committed index never holds it), and the end joins every gram's
+ * segments to the last pass's list (gr_join).  Each segment starts from
+ * id 0, as any list does, and says its last id, from which the next one
+ * continues: the joined list is the one a single pass would build, byte
+ * for byte.  Every column is read once and every list written twice at
+ * most, whatever the print's size.
+ */
+struct gr_run {
+	sqlite3		*db;
+	struct ix_gtext	*g;
+	struct gr_build	 b;
+	sqlite3_stmt	*ins;		/* column_grams */
+	sqlite3_stmt	*seg_ins, *seg_get, *seg_del, *seg_keys;
+	int		 pending;	/* the column read is the next pass's */
+	int64_t		 id;		/* its id */
+	const char	*text;		/* its text (g's buffer) */
+	unsigned char	*out;		/* a joined list */
+	size_t		 outlen, outcap;
+};
+
+static const char *const gr_seg_sql[] = {
+	"CREATE TABLE column_grams_seg (gram INTEGER NOT NULL, "
+	    "seq INTEGER NOT NULL, last_id INTEGER NOT NULL, "
+	    "postings BLOB NOT NULL, PRIMARY KEY (gram, seq))",
+	"INSERT INTO column_grams_seg (gram, seq, last_id, postings) "
+	    "VALUES (?1, ?2, ?3, ?4)",
+	"SELECT last_id, postings FROM column_grams_seg WHERE gram = ?1 "
+	    "ORDER BY seq",
+	"DELETE FROM column_grams_seg WHERE gram = ?1",
+	"SELECT DISTINCT gram FROM column_grams_seg ORDER BY gram",
+};
+
+/* Read the columns of ids below hi into r->b (the rest, for INT64_MAX).
+ * 0, or -1 with d set. */
+static int
+gr_read(struct gr_run *r, int64_t hi, struct dbp_diag *d)
+{
+	uint32_t pos;
+	int rc;
+
+	for (;;) {
+		if (!r->pending) {
+			if ((rc = ix_gtext_next(r->g, &r->id, &r->text, d)) !=
+			    1)
+				return rc;	/* 0 at the end, or -1 */
+			r->pending = 1;
+		}
+		if (r->id >= hi)
+			return 0;	/* the next pass's first column */
+		pos = 0;
+		gr_text(&r->b, r->id, r->text, &pos);
+		r->pending = 0;
+		if (r->b.oom)
+			return dbp_fail(d, "out of memory");
+	}
+}
+
+/* The gram of key k, NUL-terminated, in gram[4]. */
+static void
+gr_gram(uint32_t k, char gram[4])
+{
+	gram[0] = (char)(k >> 14);
+	gram[1] = (char)(k >> 7 & 0x7f);
+	gram[2] = (char)(k & 0x7f);
+	gram[3] = '\0';
+}
+
+/* Write list l as gram k's row of column_grams.  0, or -1 with d set. */
+static int
+gr_write(struct gr_run *r, uint32_t k, const unsigned char *p, size_t len,
+    struct dbp_diag *d)
+{
+	char gram[4];
+
+	gr_gram(k, gram);
+	sqlite3_reset(r->ins);
+	sqlite3_bind_text(r->ins, 1, gram, 3, SQLITE_STATIC);
+	sqlite3_bind_blob(r->ins, 2, p, (int)len, SQLITE_STATIC);
+	if (sqlite3_step(r->ins) != SQLITE_DONE)
+		return dbp_fail(d, "cannot write the text index: %s",
+		    sqlite3_errmsg(r->db));
+	return 0;
+}
+
+/* Set this pass's lists aside as segment seq.  0, or -1 with d set. */
+static int
+gr_set_aside(struct gr_run *r, int seq, struct dbp_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < r->b.n; i++) {
+		sqlite3_reset(r->seg_ins);
+		sqlite3_bind_int64(r->seg_ins, 1, r->b.keys[i]);
+		sqlite3_bind_int(r->seg_ins, 2, seq);
+		sqlite3_bind_int64(r->seg_ins, 3, r->b.lists[i].last_id);
+		sqlite3_bind_blob(r->seg_ins, 4, r->b.lists[i].p,
+		    (int)r->b.lists[i].len, SQLITE_STATIC);
+		if (sqlite3_step(r->seg_ins) != SQLITE_DONE)
+			return dbp_fail(d, "cannot write the text index: %s",
+			    sqlite3_errmsg(r->db));
+	}
+	return 0;
+}
+
+/* Append list p (len bytes, from id 0) to r->out, its first id made
+ * relative to prev, the last id of what r->out holds.  0, or -1 (OOM,
+ * or a list that does not start with a column after prev). */
+static int
+gr_cat(struct gr_run *r, const unsigned char *p, size_t len, int64_t prev)
+{
+	unsigned char *np;
+	uint64_t v = 0;
+	size_t i = 0, ncap;
+	int shift = 0;
+
+	do {
+		if (i == len || shift > 63)
+			return -1;
+		v |= (uint64_t)(p[i] & 0x7f) << shift;
+		shift += 7;
+	} while (p[i++] & 0x80);
+	if (v <= (uint64_t)prev)
+		return -1;
+	v -= (uint64_t)prev;
+	if (r->outcap - r->outlen < len + 10) {
+		ncap = r->outcap == 0 ? 4096 : r->outcap;
+		while (ncap - r->outlen < len + 10)
+			ncap *= 2;
+		if ((np = realloc(r->out, ncap)) == NULL)
+			return -1;
+		r->out = np;
+		r->outcap = ncap;
+	}
+	while (v >= 0x80) {
+		r->out[r->outlen++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	r->out[r->outlen++] = (unsigned char)v;
+	memcpy(r->out + r->outlen, p + i, len - i);
+	r->outlen += len - i;
+	return 0;
+}
+
+static int
+gr_key_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Write every gram's list: its segments set aside, in pass order, then
+ * the last pass's list (r->b), each continuing from the one before; a
+ * gram's segments are deleted as it is written, so its list takes their
+ * pages.  0, or -1 with d set. */
+static int
+gr_join(struct gr_run *r, struct dbp_diag *d)
+{
+	uint32_t *sk = NULL, *mk = NULL, k;
+	size_t ns = 0, scap = 0, nm = r->b.n, i = 0, j = 0;
+	struct gr_list *l;
+	int64_t prev;
+	int rc, ret = -1;
+
+	/* the grams set aside, and those in memory, in key order */
+	sqlite3_reset(r->seg_keys);
+	while ((rc = sqlite3_step(r->seg_keys)) == SQLITE_ROW) {
+		if (ns == scap) {
+			scap = scap == 0 ? 4096 : scap * 2;
+			if ((mk = realloc(sk, scap * sizeof(*sk))) == NULL) {
+				dbp_fail(d, "out of memory");
+				goto out;
+			}
+			sk = mk;
+			mk = NULL;
+		}
+		sk[ns++] = (uint32_t)sqlite3_column_int64(r->seg_keys, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		dbp_fail(d, "cannot read the text index: %s",
+		    sqlite3_errmsg(r->db));
+		goto out;
+	}
+	if (nm > 0 && (mk = malloc(nm * sizeof(*mk))) == NULL) {
+		dbp_fail(d, "out of memory");
+		goto out;
+	}
+	if (nm > 0)
+		memcpy(mk, r->b.keys, nm * sizeof(*mk));
+	qsort(mk, nm, sizeof(*mk), gr_key_cmp);
+	while (i < ns || j < nm) {
+		k = j == nm || (i < ns && sk[i] < mk[j]) ? sk[i] : mk[j];
+		r->outlen = 0;
+		prev = 0;
+		if (i < ns && sk[i] == k) {
+			sqlite3_reset(r->seg_get);
+			sqlite3_bind_int64(r->seg_get, 1, k);
+			while ((rc = sqlite3_step(r->seg_get)) == SQLITE_ROW) {
+				if (gr_cat(r, sqlite3_column_blob(r->seg_get,
+				    1), (size_t)sqlite3_column_bytes(r->seg_get,
+				    1), prev) == -1) {
+					dbp_fail(d, "the text index's lists "
+					    "cannot be joined (out of memory?)");
+					goto out;
+				}
+				prev = sqlite3_column_int64(r->seg_get, 0);
+			}
+			sqlite3_reset(r->seg_get);
+			sqlite3_reset(r->seg_del);
+			sqlite3_bind_int64(r->seg_del, 1, k);
+			if (rc != SQLITE_DONE ||
+			    sqlite3_step(r->seg_del) != SQLITE_DONE) {
+				dbp_fail(d, "cannot read the text index: %s",
+				    sqlite3_errmsg(r->db));
+				goto out;
+			}
+			i++;
+		}
+		if (j < nm && mk[j] == k) {
+			l = &r->b.lists[r->b.slot[k] - 1];
+			if (gr_cat(r, l->p, l->len, prev) == -1) {
+				dbp_fail(d, "the text index's lists cannot be "
+				    "joined (out of memory?)");
+				goto out;
+			}
+			free(l->p);	/* joined: its memory goes */
+			l->p = NULL;
+			j++;
+		}
+		if (gr_write(r, k, r->out, r->outlen, d) == -1)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(sk);
+	free(mk);
+	return ret;
+}
 
 int
 ix_grams_build(sqlite3 *db, struct dbp_diag *d)
@@ -383,98 +623,112 @@ ix_grams_build_per(sqlite3 *db, int64_t per_pass, struct dbp_diag *d)
 {
 	static const char sql_ins[] = "INSERT INTO column_grams (gram, "
 	    "postings) VALUES (?1, ?2)";
-	struct gr_build b;
-	struct ix_gtext *g = NULL;
-	sqlite3_stmt *ins = NULL, *cnt = NULL;
+	struct gr_run r;
+	sqlite3_stmt *cnt = NULL;
+	sqlite3_stmt **segst[4];
+	int64_t npass = 1, pass;
 	long long cache;
-	int r = -1;
+	size_t i;
+	int ret = -1, own, seg = 0;
 
-	memset(&b, 0, sizeof(b));
+	memset(&r, 0, sizeof(r));
+	r.db = db;
+	/* Outside a transaction (the tests), the build makes its own: the
+	 * scratch table must never be committed. */
+	own = sqlite3_get_autocommit(db);
+	if (own && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return dbp_fail(d, "cannot begin: %s", sqlite3_errmsg(db));
 	if (sqlite3_exec(db, "DELETE FROM column_grams; "
 	    "DELETE FROM column_grams_dirty; DELETE FROM column_grams_stale",
-	    NULL, NULL, NULL) != SQLITE_OK)
-		return dbp_fail(d, "cannot clear the text index: %s",
+	    NULL, NULL, NULL) != SQLITE_OK) {
+		dbp_fail(d, "cannot clear the text index: %s",
 		    sqlite3_errmsg(db));
+		if (own)
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
 	/* The lists take the page cache's memory while they are built
 	 * (DBP_GRAMS_CACHE_KIB); the caller's cache size comes back after. */
 	cache = ix_cache_cap(db, DBP_GRAMS_CACHE_KIB);
-	if ((b.slot = calloc(GR_KEYS, sizeof(*b.slot))) == NULL) {
+	if ((r.b.slot = calloc(GR_KEYS, sizeof(*r.b.slot))) == NULL) {
 		dbp_fail(d, "out of memory");
 		goto out;
 	}
 	/* every column with the text its search reads (the column_search
 	 * view of sql/schema.sql), in id order */
-	if (ix_gtext_open(db, &g, d) == -1)
+	if (ix_gtext_open(db, &r.g, d) == -1)
 		goto out;
-	if (sqlite3_prepare_v2(db, sql_ins, -1, &ins, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql_ins, -1, &r.ins, NULL) != SQLITE_OK) {
 		dbp_fail(d, "cannot prepare: %s", sqlite3_errmsg(db));
 		goto out;
 	}
-	/* One pass per per_pass column ids, each building the lists of its
-	 * share of the trigrams: the lists in memory at once stay bounded
-	 * whatever the print's size. */
-	b.npass = 1;
 	if (per_pass < 1)
 		per_pass = 1;
 	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM columns", -1, &cnt,
 	    NULL) == SQLITE_OK && sqlite3_step(cnt) == SQLITE_ROW &&
 	    sqlite3_column_int64(cnt, 0) > 0)
-		b.npass = 1 + (uint32_t)(sqlite3_column_int64(cnt, 0) /
-		    per_pass);
+		npass = 1 + sqlite3_column_int64(cnt, 0) / per_pass;
 	sqlite3_finalize(cnt);
-	for (b.pass = 0; b.pass < b.npass; b.pass++) {
-		if (gr_pass(db, g, ins, &b, d) == -1)
+	if (npass > 1) {
+		segst[0] = &r.seg_ins;
+		segst[1] = &r.seg_get;
+		segst[2] = &r.seg_del;
+		segst[3] = &r.seg_keys;
+		if (sqlite3_exec(db, gr_seg_sql[0], NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+			dbp_fail(d, "cannot create the text index's scratch "
+			    "table: %s", sqlite3_errmsg(db));
 			goto out;
-		gr_build_reset(&b);
-		ix_gtext_rewind(g);
+		}
+		seg = 1;
+		for (i = 0; i < 4; i++)
+			if (sqlite3_prepare_v2(db, gr_seg_sql[i + 1], -1,
+			    segst[i], NULL) != SQLITE_OK) {
+				dbp_fail(d, "cannot prepare: %s",
+				    sqlite3_errmsg(db));
+				goto out;
+			}
 	}
-	r = 0;
+	/* Pass p reads the column ids below (p + 1) * per_pass, the last
+	 * pass all the rest. */
+	for (pass = 0; pass < npass - 1; pass++) {
+		if (gr_read(&r, (pass + 1) * per_pass, d) == -1 ||
+		    gr_set_aside(&r, (int)pass, d) == -1)
+			goto out;
+		gr_build_reset(&r.b);
+	}
+	if (gr_read(&r, INT64_MAX, d) == -1)
+		goto out;
+	if (npass > 1) {
+		if (gr_join(&r, d) == -1)
+			goto out;
+	} else
+		for (i = 0; i < r.b.n; i++)
+			if (gr_write(&r, r.b.keys[i], r.b.lists[i].p,
+			    r.b.lists[i].len, d) == -1)
+				goto out;
+	ret = 0;
 out:
-	ix_gtext_close(g);
-	sqlite3_finalize(ins);
-	gr_build_free(&b);
+	ix_gtext_close(r.g);
+	sqlite3_finalize(r.ins);
+	sqlite3_finalize(r.seg_ins);
+	sqlite3_finalize(r.seg_get);
+	sqlite3_finalize(r.seg_del);
+	sqlite3_finalize(r.seg_keys);
+	if (seg && sqlite3_exec(db, "DROP TABLE column_grams_seg", NULL, NULL,
+	    NULL) != SQLITE_OK && ret == 0)
+		ret = dbp_fail(d, "cannot drop the text index's scratch "
+		    "table: %s", sqlite3_errmsg(db));
+	gr_build_free(&r.b);
+	free(r.out);
 	ix_cache_restore(db, cache);
-	return r;
-}
-
-/* One pass of ix_grams_build: read every column's text (g), build this
- * pass's lists, write them (ins).  0, or -1 with d set. */
-static int
-gr_pass(sqlite3 *db, struct ix_gtext *g, sqlite3_stmt *ins,
-    struct gr_build *bp, struct dbp_diag *d)
-{
-	struct gr_build b = *bp;
-	const char *text;
-	char gram[4];
-	uint32_t pos, key;
-	int64_t id;
-	size_t i;
-	int rc = 0;
-
-	while (!b.oom && (rc = ix_gtext_next(g, &id, &text, d)) == 1) {
-		pos = 0;
-		gr_text(&b, id, text, &pos);
-	}
-	*bp = b;
-	if (b.oom)
-		return dbp_fail(d, "out of memory");
-	if (rc == -1)
-		return -1;
-	for (i = 0; i < b.n; i++) {
-		key = b.keys[i];
-		gram[0] = (char)(key >> 14);
-		gram[1] = (char)(key >> 7 & 0x7f);
-		gram[2] = (char)(key & 0x7f);
-		gram[3] = '\0';
-		sqlite3_reset(ins);
-		sqlite3_bind_text(ins, 1, gram, 3, SQLITE_STATIC);
-		sqlite3_bind_blob(ins, 2, b.lists[i].p, (int)b.lists[i].len,
-		    SQLITE_STATIC);
-		if (sqlite3_step(ins) != SQLITE_DONE)
-			return dbp_fail(d, "cannot write the text index: %s",
-			    sqlite3_errmsg(db));
-	}
-	return 0;
+	if (own && ret == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		ret = dbp_fail(d, "cannot commit the text index: %s",
+		    sqlite3_errmsg(db));
+	if (own && ret == -1)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
 }
 
 int

@@ -426,8 +426,26 @@ tg_lists(void)
 	return s;
 }
 
-/* Built in 2, 7 and 50 passes (each its share of the trigrams), the
- * lists are the one pass's, byte for byte. */
+/* The tables named like the scratch table of a build in passes. */
+static int64_t
+tg_scratch(void)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM "
+	    "sqlite_schema WHERE name LIKE 'column_grams_seg%'", -1, &st,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Built in 2, 7 and 50 passes (each its share of the column ids, the
+ * lists joined at the end), on its own and in the caller's transaction,
+ * the lists are the one pass's, byte for byte, and no scratch table is
+ * left. */
 static void
 test_passes(void **state)
 {
@@ -448,13 +466,19 @@ test_passes(void **state)
 	sqlite3_finalize(st);
 	assert_true(max < DBP_GRAMS_PASS_COLUMNS);	/* setup: one pass */
 	one = tg_lists();
-	for (i = 0; i < sizeof(npass) / sizeof(npass[0]); i++) {
-		assert_int_equal(ix_grams_build_per(db, max / (npass[i] - 1),
-		    &d), 0);
+	for (i = 0; i < 2 * sizeof(npass) / sizeof(npass[0]); i++) {
+		if (i % 2 == 1)
+			exec("BEGIN");
+		assert_int_equal(ix_grams_build_per(db, max / (npass[i / 2] -
+		    1), &d), 0);
+		assert_int_equal(tg_scratch(), 0);
+		if (i % 2 == 1)
+			exec("COMMIT");
 		many = tg_lists();
 		assert_string_equal(many, one);
 		free(many);
 	}
+	assert_int_equal(tg_scratch(), 0);
 	free(one);
 }
 
