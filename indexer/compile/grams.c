@@ -70,26 +70,56 @@ gr_lower(unsigned char c)
 	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
-/* Append varint v to l; -1 on OOM. */
+/* Make room in l for n more bytes; -1 on OOM. */
 static int
-gr_put(struct gr_list *l, uint64_t v)
+gr_reserve(struct gr_list *l, size_t n)
 {
 	unsigned char *np;
 	size_t ncap;
 
-	if (l->cap - l->len < 10) {
-		ncap = l->cap == 0 ? 32 : l->cap * 2;
-		if ((np = realloc(l->p, ncap)) == NULL)
-			return -1;
-		l->p = np;
-		l->cap = ncap;
-	}
+	if (l->cap - l->len >= n)
+		return 0;
+	ncap = l->cap == 0 ? 32 : l->cap;
+	while (ncap - l->len < n)
+		ncap *= 2;
+	if ((np = realloc(l->p, ncap)) == NULL)
+		return -1;
+	l->p = np;
+	l->cap = ncap;
+	return 0;
+}
+
+/* Append varint v to l; -1 on OOM. */
+static int
+gr_put(struct gr_list *l, uint64_t v)
+{
+	if (gr_reserve(l, 10) == -1)
+		return -1;
 	while (v >= 0x80) {
 		l->p[l->len++] = (unsigned char)(v | 0x80);
 		v >>= 7;
 	}
 	l->p[l->len++] = (unsigned char)v;
 	return 0;
+}
+
+/* Read the varint at *p (before end) into *v, stepping *p past it: 0, or
+ * -1 when it is cut short or longer than 64 bits. */
+static int
+gr_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	int sh = 0;
+
+	while (*p < end && sh < 64) {
+		x |= (uint64_t)(**p & 0x7f) << sh;
+		if ((*(*p)++ & 0x80) == 0) {
+			*v = x;
+			return 0;
+		}
+		sh += 7;
+	}
+	return -1;
 }
 
 /* Record that column id holds trigram t at offset pos (offsets of one
@@ -389,8 +419,7 @@ struct gr_run {
 	int		 pending;	/* the column read is the next pass's */
 	int64_t		 id;		/* its id */
 	const char	*text;		/* its text (g's buffer) */
-	unsigned char	*out;		/* a joined list */
-	size_t		 outlen, outcap;
+	struct gr_list	 out;		/* a joined list (p, len, cap) */
 };
 
 static const char *const gr_seg_sql[] = {
@@ -477,42 +506,25 @@ gr_set_aside(struct gr_run *r, int seq, struct dbp_diag *d)
 	return 0;
 }
 
-/* Append list p (len bytes, from id 0) to r->out, its first id made
- * relative to prev, the last id of what r->out holds.  0, or -1 (OOM,
- * or a list that does not start with a column after prev). */
+/* Append list p (len bytes, from id 0) to out, its first id made
+ * relative to prev, the last id of what out holds.  0, or -1 (OOM, or a
+ * list that does not start with a column after prev). */
 static int
-gr_cat(struct gr_run *r, const unsigned char *p, size_t len, int64_t prev)
+gr_cat(struct gr_list *out, const unsigned char *p, size_t len,
+    int64_t prev)
 {
-	unsigned char *np;
-	uint64_t v = 0;
-	size_t i = 0, ncap;
-	int shift = 0;
+	const unsigned char *q = p;
+	uint64_t v;
+	size_t rest;
 
-	do {
-		if (i == len || shift > 63)
-			return -1;
-		v |= (uint64_t)(p[i] & 0x7f) << shift;
-		shift += 7;
-	} while (p[i++] & 0x80);
-	if (v <= (uint64_t)prev)
+	if (gr_varint(&q, p + len, &v) == -1 || v <= (uint64_t)prev)
 		return -1;
-	v -= (uint64_t)prev;
-	if (r->outcap - r->outlen < len + 10) {
-		ncap = r->outcap == 0 ? 4096 : r->outcap;
-		while (ncap - r->outlen < len + 10)
-			ncap *= 2;
-		if ((np = realloc(r->out, ncap)) == NULL)
-			return -1;
-		r->out = np;
-		r->outcap = ncap;
-	}
-	while (v >= 0x80) {
-		r->out[r->outlen++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	r->out[r->outlen++] = (unsigned char)v;
-	memcpy(r->out + r->outlen, p + i, len - i);
-	r->outlen += len - i;
+	rest = len - (size_t)(q - p);
+	if (gr_put(out, v - (uint64_t)prev) == -1 ||
+	    gr_reserve(out, rest) == -1)
+		return -1;
+	memcpy(out->p + out->len, q, rest);
+	out->len += rest;
 	return 0;
 }
 
@@ -565,15 +577,15 @@ gr_join(struct gr_run *r, struct dbp_diag *d)
 	qsort(mk, nm, sizeof(*mk), gr_key_cmp);
 	while (i < ns || j < nm) {
 		k = j == nm || (i < ns && sk[i] < mk[j]) ? sk[i] : mk[j];
-		r->outlen = 0;
+		r->out.len = 0;
 		prev = 0;
 		if (i < ns && sk[i] == k) {
 			sqlite3_reset(r->seg_get);
 			sqlite3_bind_int64(r->seg_get, 1, k);
 			while ((rc = sqlite3_step(r->seg_get)) == SQLITE_ROW) {
-				if (gr_cat(r, sqlite3_column_blob(r->seg_get,
-				    1), (size_t)sqlite3_column_bytes(r->seg_get,
-				    1), prev) == -1) {
+				if (gr_cat(&r->out, sqlite3_column_blob(
+				    r->seg_get, 1), (size_t)sqlite3_column_bytes(
+				    r->seg_get, 1), prev) == -1) {
 					dbp_fail(d, "the text index's lists "
 					    "cannot be joined (out of memory?)");
 					goto out;
@@ -593,7 +605,7 @@ gr_join(struct gr_run *r, struct dbp_diag *d)
 		}
 		if (j < nm && mk[j] == k) {
 			l = &r->b.lists[r->b.slot[k] - 1];
-			if (gr_cat(r, l->p, l->len, prev) == -1) {
+			if (gr_cat(&r->out, l->p, l->len, prev) == -1) {
 				dbp_fail(d, "the text index's lists cannot be "
 				    "joined (out of memory?)");
 				goto out;
@@ -602,7 +614,7 @@ gr_join(struct gr_run *r, struct dbp_diag *d)
 			l->p = NULL;
 			j++;
 		}
-		if (gr_write(r, k, r->out, r->outlen, d) == -1)
+		if (gr_write(r, k, r->out.p, r->out.len, d) == -1)
 			goto out;
 	}
 	ret = 0;
@@ -720,7 +732,7 @@ out:
 		ret = dbp_fail(d, "cannot drop the text index's scratch "
 		    "table: %s", sqlite3_errmsg(db));
 	gr_build_free(&r.b);
-	free(r.out);
+	free(r.out.p);
 	ix_cache_restore(db, cache);
 	if (own && ret == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) !=
 	    SQLITE_OK)
@@ -763,17 +775,8 @@ struct gr_cur {
 static int
 gr_get(struct gr_cur *c, uint64_t *v)
 {
-	uint64_t x = 0;
-	int sh = 0;
-
-	while (c->p < c->end && sh < 64) {
-		x |= (uint64_t)(*c->p & 0x7f) << sh;
-		if ((*c->p++ & 0x80) == 0) {
-			*v = x;
-			return 0;
-		}
-		sh += 7;
-	}
+	if (gr_varint(&c->p, c->end, v) == 0)
+		return 0;
 	c->bad = 1;
 	return -1;
 }
