@@ -22,11 +22,12 @@
  * columns: every column's text read once, in passes of
  * DBP_GRAMS_PASS_COLUMNS column ids whose lists are held in memory, each
  * pass but the last setting its lists aside in a scratch table that the
- * end joins to the last pass's (gr_join).  In between, a run that rewrites or removes a table marks it
- * in column_grams_dirty, and the ids its columns had in the lists in
- * column_grams_stale: readers drop stale ids from what the lists say and
- * test the dirty tables' columns themselves.  A small change thus costs
- * two inserts, not a rewrite of lists shared by every table.
+ * end joins to the last pass's (gr_join).  In between, a run that
+ * rewrites or removes a table marks it in column_grams_dirty, and the ids
+ * its columns had in the lists in column_grams_stale: readers drop stale
+ * ids from what the lists say and test the dirty tables' columns
+ * themselves.  A small change thus costs two inserts, not a rewrite of
+ * lists shared by every table.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,12 +380,6 @@ ix_gtext_next(struct ix_gtext *g, int64_t *id, const char **text,
 }
 
 void
-ix_gtext_rewind(struct ix_gtext *g)
-{
-	sqlite3_reset(g->cols);
-}
-
-void
 ix_gtext_close(struct ix_gtext *g)
 {
 	if (g == NULL)
@@ -469,7 +464,8 @@ gr_gram(uint32_t k, char gram[4])
 	gram[3] = '\0';
 }
 
-/* Write list l as gram k's row of column_grams.  0, or -1 with d set. */
+/* Write list p (len bytes) as gram k's row of column_grams.  0, or -1
+ * with d set. */
 static int
 gr_write(struct gr_run *r, uint32_t k, const unsigned char *p, size_t len,
     struct dbp_diag *d)
@@ -543,7 +539,7 @@ gr_key_cmp(const void *a, const void *b)
 static int
 gr_join(struct gr_run *r, struct dbp_diag *d)
 {
-	uint32_t *sk = NULL, *mk = NULL, k;
+	uint32_t *sk = NULL, *mk = NULL, *nk, k;
 	size_t ns = 0, scap = 0, nm = r->b.n, i = 0, j = 0;
 	struct gr_list *l;
 	int64_t prev;
@@ -554,12 +550,11 @@ gr_join(struct gr_run *r, struct dbp_diag *d)
 	while ((rc = sqlite3_step(r->seg_keys)) == SQLITE_ROW) {
 		if (ns == scap) {
 			scap = scap == 0 ? 4096 : scap * 2;
-			if ((mk = realloc(sk, scap * sizeof(*sk))) == NULL) {
+			if ((nk = realloc(sk, scap * sizeof(*sk))) == NULL) {
 				dbp_fail(d, "out of memory");
 				goto out;
 			}
-			sk = mk;
-			mk = NULL;
+			sk = nk;
 		}
 		sk[ns++] = (uint32_t)sqlite3_column_int64(r->seg_keys, 0);
 	}
@@ -597,8 +592,8 @@ gr_join(struct gr_run *r, struct dbp_diag *d)
 			sqlite3_bind_int64(r->seg_del, 1, k);
 			if (rc != SQLITE_DONE ||
 			    sqlite3_step(r->seg_del) != SQLITE_DONE) {
-				dbp_fail(d, "cannot read the text index: %s",
-				    sqlite3_errmsg(r->db));
+				dbp_fail(d, "cannot join the text index's "
+				    "lists: %s", sqlite3_errmsg(r->db));
 				goto out;
 			}
 			i++;

@@ -208,13 +208,11 @@ int	 ix_grams_settle(sqlite3 *db, int full, struct dbp_diag *d);
  * in id order (what ix_grams_build reads; grams.c says how it is cheaper
  * than the view).  ix_gtext_open: 0 with *g (freed by ix_gtext_close), or
  * -1 with d set.  ix_gtext_next: 1 with *id and *text (NUL-terminated,
- * valid until the next call), 0 past the last column, -1 with d set.
- * ix_gtext_rewind starts again from the first column. */
+ * valid until the next call), 0 past the last column, -1 with d set. */
 struct ix_gtext;
 int	 ix_gtext_open(sqlite3 *db, struct ix_gtext **g, struct dbp_diag *d);
 int	 ix_gtext_next(struct ix_gtext *g, int64_t *id, const char **text,
 	    struct dbp_diag *d);
-void	 ix_gtext_rewind(struct ix_gtext *g);
 void	 ix_gtext_close(struct ix_gtext *g);
 
 /* Delete every row derived from table fqn's files (not its files rows).

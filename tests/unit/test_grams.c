@@ -577,10 +577,6 @@ test_texts(void **state)
 	}
 	assert_int_equal(rc, SQLITE_DONE);
 	assert_int_equal(ix_gtext_next(g, &id, &text, &d), 0);
-	/* rewound, the first column again */
-	ix_gtext_rewind(g);
-	assert_int_equal(ix_gtext_next(g, &id, &text, &d), 1);
-	assert_int_equal(id, cols[0].id);
 	ix_gtext_close(g);
 	sqlite3_finalize(st);
 	assert_int_equal(n, TG_COLS + 7);
